@@ -1,0 +1,153 @@
+"""Settings: defaults < config file < environment < explicit overrides (CLI flags).
+
+One set of names reaches whichever Neo4j the user has: ``NEO4J_URI``, ``NEO4J_USER``,
+``NEO4J_PASSWORD``, ``NEO4J_DATABASE``. The config file is TOML with the field names of
+:class:`Settings` as top-level keys; it may hold a password, so it is written mode 0600.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+ENV_NAMES: dict[str, tuple[str, ...]] = {
+    "neo4j_uri": ("NEO4J_URI",),
+    "neo4j_user": ("NEO4J_USER", "NEO4J_USERNAME"),
+    "neo4j_password": ("NEO4J_PASSWORD",),
+    "neo4j_database": ("NEO4J_DATABASE",),
+    "group": ("COGMEM_GROUP",),
+    "embedder": ("COGMEM_EMBEDDER",),
+    "embedder_path": ("COGMEM_EMBEDDER_PATH",),
+    "embed_batch_size": ("COGMEM_EMBED_BATCH_SIZE",),
+    "embed_threads": ("COGMEM_EMBED_THREADS",),
+    "llm": ("COGMEM_LLM",),
+    "llm_base_url": ("COGMEM_LLM_BASE_URL", "OPENAI_BASE_URL"),
+    "llm_model": ("COGMEM_LLM_MODEL",),
+    "llm_api_key": ("COGMEM_LLM_API_KEY", "OPENAI_API_KEY"),
+    "llm_embed_model": ("COGMEM_LLM_EMBED_MODEL",),
+    "llm_timeout_s": ("COGMEM_LLM_TIMEOUT",),
+    "llm_max_retries": ("COGMEM_LLM_MAX_RETRIES",),
+    "home": ("COGMEM_HOME",),
+}
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message says which and where."""
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cogmem"
+
+
+def config_path() -> Path:
+    explicit = os.environ.get("COGMEM_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config"))
+    return base / "cogmem" / "config.toml"
+
+
+class Settings(BaseModel):
+    """Everything cogmem can be told. Field names are also the config-file keys."""
+
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str = "neo4j"
+    group: str = "default"
+    embedder: Literal["minilm", "bge-m3", "openai"] = "minilm"
+    embedder_path: str | None = None
+    embed_batch_size: int = Field(default=64, ge=1, le=4096)
+    embed_threads: int = Field(default=0, ge=0, le=256)
+    llm: Literal["none", "openai"] = "none"
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_embed_model: str = "text-embedding-3-small"
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_max_retries: int = Field(default=3, ge=0, le=10)
+    home: Path = Field(default_factory=default_home)
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as a dict with secrets masked, for display and logs."""
+        data = self.model_dump(mode="json")
+        for key in ("neo4j_password", "llm_api_key"):
+            if data.get(key):
+                data[key] = "***"
+        return data
+
+
+def read_config_file(path: Path | None = None) -> dict[str, Any]:
+    path = path or config_path()
+    if not path.exists():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    unknown = sorted(set(data) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"config file {path}: unknown key(s) {', '.join(unknown)}")
+    return data
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value)
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def write_config_file(updates: dict[str, Any], path: Path | None = None) -> Path:
+    """Merge ``updates`` into the config file (``None`` removes a key); mode 0600."""
+    path = path or config_path()
+    data = read_config_file(path)
+    for key, value in updates.items():
+        if key not in Settings.model_fields:
+            raise ConfigError(f"unknown setting {key!r}")
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"{k} = {_toml_value(v)}\n" for k, v in sorted(data.items()))
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("# cogmem settings (may hold credentials: keep it private)\n" + body)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+    return path
+
+
+def _from_env() -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for field, names in ENV_NAMES.items():
+        for name in names:
+            value = os.environ.get(name)
+            if value not in (None, ""):
+                found[field] = value
+                break
+    return found
+
+
+def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
+    """Resolve settings from defaults, the config file, the environment and overrides."""
+    merged: dict[str, Any] = {}
+    merged.update(read_config_file(path))
+    merged.update(_from_env())
+    merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        return Settings(**merged)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid settings: {problems}") from exc

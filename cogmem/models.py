@@ -1,0 +1,182 @@
+"""Pydantic records at the boundaries: turns in, extracted records, evidence and answers out."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class RecordType(StrEnum):
+    PERSON = "Person"
+    CONCEPT = "Concept"
+    EVENT = "Event"
+    FACT = "Fact"
+    CLAIM = "Claim"
+    DECISION = "Decision"
+    TODO = "Todo"
+    REMINDER = "Reminder"
+    INSIGHT = "Insight"
+    KEYFACT = "KeyFact"  # stored as a :Fact with kind 'KeyFact'
+
+    @property
+    def label(self) -> str:
+        """The node label the record is stored under (besides :Memory)."""
+        return "Fact" if self is RecordType.KEYFACT else self.value
+
+
+ENTITY_TYPES = frozenset({RecordType.PERSON, RecordType.CONCEPT})
+ARTIFACT_TYPES = frozenset(
+    {RecordType.DECISION, RecordType.TODO, RecordType.REMINDER, RecordType.INSIGHT,
+     RecordType.KEYFACT}
+)
+
+
+class RelType(StrEnum):
+    """The fixed relationship vocabulary. Nothing else is ever written."""
+
+    HAS_SESSION = "HAS_SESSION"
+    HAS_TURN = "HAS_TURN"
+    NEXT = "NEXT"
+    EVIDENCED_BY = "EVIDENCED_BY"
+    PARTICIPATED_IN = "PARTICIPATED_IN"
+    INVOLVES = "INVOLVES"
+    HAS_FACT = "HAS_FACT"
+    ABOUT = "ABOUT"
+    LIKES = "LIKES"
+    DISLIKES = "DISLIKES"
+    USES = "USES"
+    KNOWS = "KNOWS"
+    CLAIMS = "CLAIMS"
+    TARGETS = "TARGETS"
+    SUPERSEDES = "SUPERSEDES"
+    CONFLICTS_WITH = "CONFLICTS_WITH"
+    SUPPORTED_BY = "SUPPORTED_BY"
+    REFERENCES = "REFERENCES"
+    CAUSES = "CAUSES"
+
+
+Granularity = Literal["instant", "day", "weekend", "week", "month", "season", "year", "decade"]
+
+
+class TimeRange(BaseModel):
+    """A resolved time reference: [start, end) at some granularity, with the words used."""
+
+    model_config = ConfigDict(frozen=True)
+
+    start: datetime
+    end: datetime
+    granularity: Granularity
+    text: str
+
+    @field_validator("end")
+    @classmethod
+    def _ordered(cls, end: datetime, info: Any) -> datetime:
+        start = info.data.get("start")
+        if start is not None and end < start:
+            raise ValueError("time range ends before it starts")
+        return end
+
+
+class Turn(BaseModel):
+    """One utterance, verbatim, with where it came from."""
+
+    conversation: str = Field(min_length=1)
+    session: str = Field(min_length=1)
+    session_index: int = Field(ge=0)
+    index: int = Field(ge=0, description="position of the turn in its conversation")
+    source_id: str = Field(min_length=1, description="the source's own id (LoCoMo dia_id)")
+    speaker: str = Field(min_length=1)
+    text: str
+    at: datetime | None = None
+    session_date_text: str | None = None
+    caption: str | None = None
+
+    @property
+    def full_text(self) -> str:
+        """The text a reader sees: an image turn keeps its caption as part of the turn."""
+        if self.caption:
+            return f"{self.text} [image: {self.caption}]".strip()
+        return self.text
+
+
+class Conversation(BaseModel):
+    """A whole conversation as read from a file, in order."""
+
+    id: str = Field(min_length=1)
+    speakers: list[str] = Field(default_factory=list)
+    turns: list[Turn] = Field(default_factory=list)
+    source_format: str = "unknown"
+
+
+class ExtractedRecord(BaseModel):
+    """One record an extractor found in one turn.
+
+    ``quote`` must be an exact substring of the turn's text (checked on the way in);
+    ``subject`` is the person the record is about (the speaker unless stated otherwise).
+    """
+
+    type: RecordType
+    content: str = Field(min_length=1)
+    quote: str = Field(min_length=1)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    speaker: str | None = None
+    subject: str | None = None
+    name: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    persons: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    relation: Literal["LIKES", "DISLIKES", "USES", "KNOWS"] | None = None
+    relation_label: str | None = None
+    # claims
+    source: str | None = None
+    target: str | None = None
+    predicate: str | None = None
+    sentiment: float | None = Field(default=None, ge=-1.0, le=1.0)
+    # time
+    time: TimeRange | None = None
+    tense: Literal["past", "present", "future"] | None = None
+
+
+class Extraction(BaseModel):
+    """What an extractor returns for one turn."""
+
+    records: list[ExtractedRecord] = Field(default_factory=list)
+    dropped: int = 0
+    fallback: bool = False
+
+
+class Evidence(BaseModel):
+    """One retrieved item, grounded in the turn it came from."""
+
+    record_id: str
+    type: str
+    content: str
+    quote: str | None = None
+    speaker: str | None = None
+    turn_id: str | None = None
+    turn_source_id: str | None = None
+    turn_text: str | None = None
+    turn_at: datetime | None = None
+    time_start: datetime | None = None
+    time_end: datetime | None = None
+    time_text: str | None = None
+    status: str | None = None
+    score: float = 0.0
+    path: list[str] = Field(default_factory=list)
+
+
+class TraceStep(BaseModel):
+    operator: str
+    detail: str
+    returned: int
+    seconds: float = 0.0
+
+
+class Answer(BaseModel):
+    text: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    trace: list[TraceStep] = Field(default_factory=list)
+    intent: str | None = None

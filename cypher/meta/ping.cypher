@@ -1,0 +1,2 @@
+// Answers 1 when the database is reachable (used to check connectivity).
+RETURN 1 AS ok
