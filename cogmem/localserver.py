@@ -9,6 +9,7 @@ Maven Central does not serve the server tarball, but it serves the jars: ``org.n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -137,8 +138,13 @@ def install(
     )
     log(f"Resolving org.neo4j:neo4j:{version} and neo4j-browser:{browser_version} with Maven…")
     cmd = [
-        mvn, "-B", "-q", "-f", str(staging / "pom.xml"),
-        "dependency:copy-dependencies", "-DincludeScope=runtime",
+        mvn,
+        "-B",
+        "-q",
+        "-f",
+        str(staging / "pom.xml"),
+        "dependency:copy-dependencies",
+        "-DincludeScope=runtime",
         f"-DoutputDirectory={staging / 'lib'}",
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -187,8 +193,9 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def _write_conf(inst: Path, bolt_port: int, http_port: int, auth: bool, heap: str,
-                pagecache: str) -> None:
+def _write_conf(
+    inst: Path, bolt_port: int, http_port: int, auth: bool, heap: str, pagecache: str
+) -> None:
     conf = inst / "conf"
     conf.mkdir(parents=True, exist_ok=True)
     for sub in ("data", "logs", "run", "plugins", "import"):
@@ -296,17 +303,32 @@ def start(
     log_path = inst / "logs" / "console.log"
     java = shutil.which("java") or "java"
     cmd = [
-        java, *JVM_FLAGS, "-cp", f"{lib}/*", ENTRY_POINT,
-        f"--home-dir={inst}", f"--config-dir={inst / 'conf'}", "--console-mode",
+        java,
+        *JVM_FLAGS,
+        "-cp",
+        f"{lib}/*",
+        ENTRY_POINT,
+        f"--home-dir={inst}",
+        f"--config-dir={inst / 'conf'}",
+        "--console-mode",
     ]
     with open(log_path, "ab") as log_fh:
         proc = subprocess.Popen(
-            cmd, stdout=log_fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, cwd=inst,
+            cmd,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=inst,
         )
     state = InstanceState(
-        pid=proc.pid, bolt_port=bolt_port, http_port=http_port, auth=auth, version=version,
-        log_path=str(log_path), started_at=time.time(),
+        pid=proc.pid,
+        bolt_port=bolt_port,
+        http_port=http_port,
+        auth=auth,
+        version=version,
+        log_path=str(log_path),
+        started_at=time.time(),
     )
     (inst / "server.json").write_text(state.model_dump_json(indent=2), encoding="utf-8")
     try:
@@ -331,10 +353,8 @@ def _terminate(pid: int, timeout_s: float) -> bool:
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         if not _pid_alive(pid):
             return True
         time.sleep(0.2)
@@ -359,15 +379,11 @@ def kill(inst: Path) -> InstanceState | None:
     state = running_state(inst)
     if state is None:
         return None
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(state.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     deadline = time.monotonic() + 10
     while _pid_alive(state.pid) and time.monotonic() < deadline:
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(state.pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         time.sleep(0.1)
     return state

@@ -29,8 +29,13 @@ class RecordType(StrEnum):
 
 ENTITY_TYPES = frozenset({RecordType.PERSON, RecordType.CONCEPT})
 ARTIFACT_TYPES = frozenset(
-    {RecordType.DECISION, RecordType.TODO, RecordType.REMINDER, RecordType.INSIGHT,
-     RecordType.KEYFACT}
+    {
+        RecordType.DECISION,
+        RecordType.TODO,
+        RecordType.REMINDER,
+        RecordType.INSIGHT,
+        RecordType.KEYFACT,
+    }
 )
 
 

@@ -74,6 +74,7 @@ class Store:
             connection_timeout=10,
             max_transaction_retry_time=30,
             max_connection_pool_size=50,
+            notifications_min_severity="OFF",
         )
 
     # -- lifecycle -------------------------------------------------------------------
@@ -91,7 +92,9 @@ class Store:
         try:
             yield
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise Unreachable(unreachable_message(self.uri, str(exc) or type(exc).__name__)) from exc
+            raise Unreachable(
+                unreachable_message(self.uri, str(exc) or type(exc).__name__)
+            ) from exc
         except AuthError as exc:
             raise StoreError(
                 f"Neo4j at {self.uri} refused the credentials of user "
@@ -157,7 +160,9 @@ def set_initial_password(uri: str, old: str, new: str, timeout_s: float = 60) ->
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            with GraphDatabase.driver(uri, auth=("neo4j", old)) as driver:
+            with GraphDatabase.driver(
+                uri, auth=("neo4j", old), notifications_min_severity="OFF"
+            ) as driver:
                 driver.execute_query(
                     statements.load("admin/set_initial_password"),
                     old=old,

@@ -1,0 +1,3 @@
+from cogmem.cli import app
+
+app(prog_name="cogmem")

@@ -1,0 +1,295 @@
+"""The ``cogmem`` command line (typer). Readable tables by default, ``--json`` for scripts."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cogmem import localserver
+from cogmem.config import ConfigError, Settings, config_path, load_settings, write_config_file
+
+app = typer.Typer(
+    name="cogmem",
+    help=(
+        "Long-term, provenance-aware memory for LLM conversations, on Neo4j.\n\n"
+        "Settings come from flags, then the environment (NEO4J_URI, NEO4J_USER, "
+        "NEO4J_PASSWORD, NEO4J_DATABASE, COGMEM_*), then the config file "
+        "(~/.config/cogmem/config.toml or $COGMEM_CONFIG)."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+neo4j_app = typer.Typer(
+    help="Install, start, stop and inspect a local Neo4j 5.26 Community server "
+    "(fetched from Maven Central into $COGMEM_HOME).",
+    no_args_is_help=True,
+)
+app.add_typer(neo4j_app, name="neo4j")
+
+out = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    from cogmem.store import StoreError
+
+    errors: list[type[BaseException]] = [ConfigError, StoreError, localserver.ServerError]
+    try:
+        from cogmem.readers import ReaderError
+
+        errors.append(ReaderError)
+    except ImportError:  # pragma: no cover - readers ship with the package
+        pass
+    try:
+        from cogmem.embed import EmbedderUnavailable
+
+        errors.append(EmbedderUnavailable)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(errors)
+
+
+def friendly(func: F) -> F:
+    """Turn the errors cogmem explains into a red message and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except _known_errors() as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+# -- global options -------------------------------------------------------------------
+@app.callback()
+def main(
+    ctx: typer.Context,
+    uri: Annotated[str | None, typer.Option("--uri", help="Bolt URI (NEO4J_URI).")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Neo4j user (NEO4J_USER).")] = None,
+    password: Annotated[
+        str | None, typer.Option("--password", help="Neo4j password (NEO4J_PASSWORD).")
+    ] = None,
+    database: Annotated[
+        str | None, typer.Option("--database", help="Neo4j database (NEO4J_DATABASE).")
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option("--embedder", help="minilm (offline default) | bge-m3 | openai."),
+    ] = None,
+    embedder_path: Annotated[
+        str | None, typer.Option("--embedder-path", help="Local model folder (bge-m3).")
+    ] = None,
+) -> None:
+    ctx.obj = {
+        "neo4j_uri": uri,
+        "neo4j_user": user,
+        "neo4j_password": password,
+        "neo4j_database": database,
+        "embedder": embedder,
+        "embedder_path": embedder_path,
+    }
+
+
+def settings_from(ctx: typer.Context, **more: Any) -> Settings:
+    overrides = dict(ctx.obj or {})
+    overrides.update({k: v for k, v in more.items() if v is not None})
+    return load_settings(overrides)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+# -- neo4j ----------------------------------------------------------------------------
+InstanceOpt = Annotated[
+    str, typer.Option("--instance", help="Name of the instance folder under $COGMEM_HOME.")
+]
+DirOpt = Annotated[
+    Path | None,
+    typer.Option("--dir", help="Use this instance folder instead (e.g. a throwaway test one)."),
+]
+
+
+def _instance(settings: Settings, name: str, directory: Path | None) -> Path:
+    return directory.resolve() if directory else localserver.instance_dir(settings.home, name)
+
+
+@neo4j_app.command("install")
+@friendly
+def neo4j_install(
+    ctx: typer.Context,
+    version: Annotated[str, typer.Option(help="Neo4j version.")] = localserver.NEO4J_VERSION,
+) -> None:
+    """Fetch Neo4j Community and Neo4j Browser jars from Maven Central (needs mvn, Java 17)."""
+    settings = settings_from(ctx)
+    started = time.monotonic()
+    if localserver.is_installed(settings.home, version):
+        out.print(
+            f"Neo4j {version} is already installed in "
+            f"{localserver.install_dir(settings.home, version)}"
+        )
+        return
+    with err.status("Resolving Neo4j from Maven Central (first time: a minute or two)…"):
+        path = localserver.install(settings.home, version, log=lambda m: err.print(m))
+    out.print(f"Neo4j {version} installed in {path} ({time.monotonic() - started:.0f}s)")
+
+
+@neo4j_app.command("start")
+@friendly
+def neo4j_start(
+    ctx: typer.Context,
+    bolt_port: Annotated[int, typer.Option(help="Bolt port on 127.0.0.1.")] = 7687,
+    http_port: Annotated[int, typer.Option(help="HTTP port (Neo4j Browser).")] = 7474,
+    auth: Annotated[
+        bool, typer.Option("--auth/--no-auth", help="--no-auth for throwaway test servers.")
+    ] = True,
+    instance: InstanceOpt = "default",
+    directory: DirOpt = None,
+    heap: Annotated[str, typer.Option(help="JVM heap size.")] = "1g",
+    pagecache: Annotated[str, typer.Option(help="Page cache size.")] = "512m",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for Bolt.")] = 120.0,
+    save: Annotated[
+        bool,
+        typer.Option("--save/--no-save", help="Record the URI (and password) in the config."),
+    ] = True,
+    install: Annotated[
+        bool, typer.Option("--install/--no-install", help="Install first if needed.")
+    ] = True,
+) -> None:
+    """Start the local server and wait until Bolt answers; prints pid, URIs and log path."""
+    settings = settings_from(ctx)
+    if install and not localserver.is_installed(settings.home):
+        with err.status("Neo4j is not installed yet: resolving it from Maven Central…"):
+            localserver.install(settings.home, log=lambda m: err.print(m))
+    inst = _instance(settings, instance, directory)
+    started = time.monotonic()
+    with err.status(f"Starting Neo4j {localserver.NEO4J_VERSION} from {inst}…"):
+        state, password = localserver.start(
+            inst,
+            settings.home,
+            bolt_port=bolt_port,
+            http_port=http_port,
+            auth=auth,
+            heap=heap,
+            pagecache=pagecache,
+            timeout_s=timeout,
+        )
+    took = time.monotonic() - started
+    if save:
+        updates: dict[str, Any] = {"neo4j_uri": state.bolt_uri}
+        if password:
+            updates.update(neo4j_user="neo4j", neo4j_password=password)
+        write_config_file(updates)
+    out.print(f"[green]Neo4j is up[/] in {took:.1f}s")
+    out.print(f"  pid      {state.pid}")
+    out.print(f"  bolt     {state.bolt_uri}")
+    out.print(f"  browser  {state.browser_url}")
+    out.print(f"  auth     {'on (user neo4j)' if auth else 'off'}")
+    out.print(f"  log      {state.log_path}")
+    if password:
+        where = config_path() if save else "nowhere (--no-save): note it now"
+        out.print(
+            f"[bold yellow]Generated password for user neo4j:[/] {password}\n"
+            f"  It is shown only this once; it is kept in {where} (mode 0600)."
+        )
+
+
+@neo4j_app.command("stop")
+@friendly
+def neo4j_stop(
+    ctx: typer.Context, instance: InstanceOpt = "default", directory: DirOpt = None
+) -> None:
+    """Stop the local server cleanly (SIGTERM, then SIGKILL after 60 s)."""
+    settings = settings_from(ctx)
+    inst = _instance(settings, instance, directory)
+    state = localserver.stop(inst)
+    if state is None:
+        out.print(f"No Neo4j is running from {inst}")
+    else:
+        out.print(f"Stopped Neo4j (pid {state.pid}, {state.bolt_uri})")
+
+
+@neo4j_app.command("status")
+@friendly
+def neo4j_status(
+    ctx: typer.Context,
+    instance: InstanceOpt = "default",
+    directory: DirOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Say whether the local server runs (exit code 0) or not (exit code 3)."""
+    settings = settings_from(ctx)
+    inst = _instance(settings, instance, directory)
+    state = localserver.running_state(inst)
+    info: dict[str, Any] = {
+        "installed": localserver.is_installed(settings.home),
+        "install_dir": str(localserver.install_dir(settings.home)),
+        "instance_dir": str(inst),
+        "running": state is not None,
+    }
+    if state is not None:
+        info.update(
+            pid=state.pid,
+            bolt=state.bolt_uri,
+            browser=state.browser_url,
+            auth=state.auth,
+            log=state.log_path,
+            version=state.version,
+        )
+    if as_json:
+        _print_json(info)
+    else:
+        for key, value in info.items():
+            out.print(f"  {key:<12} {value}")
+    if state is None:
+        raise typer.Exit(3)
+
+
+# -- schema ---------------------------------------------------------------------------
+@app.command("init")
+@friendly
+def init(ctx: typer.Context) -> None:
+    """Create constraints and indexes (idempotent) and record the embedder in the graph."""
+    from cogmem.embed import embedder_identity
+    from cogmem.schema import init_schema
+    from cogmem.store import Store
+
+    settings = settings_from(ctx)
+    name, dimension = embedder_identity(settings)
+    with Store(settings) as store:
+        report = init_schema(store, name, dimension)
+    table = Table(title=f"Indexes (embedder {name}, {dimension} dimensions)")
+    for col in ("name", "type", "on", "state"):
+        table.add_column(col)
+    for idx in report.indexes:
+        on = f"{idx.get('labelsOrTypes')}{idx.get('properties')}"
+        table.add_row(str(idx["name"]), str(idx["type"]), on, str(idx["state"]))
+    out.print(table)
+    out.print(f"Applied {len(report.applied)} schema statements on {settings.neo4j_uri}")
+
+
+@app.command("config")
+@friendly
+def show_config(ctx: typer.Context) -> None:
+    """Show the effective settings (secrets masked) and where the config file is."""
+    settings = settings_from(ctx)
+    out.print(f"config file: {config_path()}")
+    _print_json(settings.redacted())
+
+
+if __name__ == "__main__":  # python -m cogmem.cli
+    app()

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import pytest
+
+from cogmem import statements
+from cogmem.embed import embedder_identity
+from cogmem.schema import EmbedderMismatch, check_embedder, init_schema, recorded_embedder
+from cogmem.store import Store
+
+pytestmark = pytest.mark.integration
+
+
+def _by_name(store: Store) -> dict[str, dict]:
+    return {row["name"]: row for row in store.admin("meta/show_indexes")}
+
+
+def test_init_creates_every_index_with_the_embedder_dimension(store: Store) -> None:
+    name, dimension = embedder_identity(store.settings)
+    indexes = _by_name(store)
+    for vector in ("memory_embedding", "turn_embedding"):
+        assert indexes[vector]["type"] == "VECTOR"
+        assert indexes[vector]["state"] == "ONLINE"
+        config = indexes[vector]["options"]["indexConfig"]
+        assert config["vector.dimensions"] == dimension
+        assert config["vector.similarity_function"].lower() == "cosine"
+    for fulltext, label in (("memory_text", "Memory"), ("turn_text", "Turn")):
+        assert indexes[fulltext]["type"] == "FULLTEXT"
+        assert indexes[fulltext]["labelsOrTypes"] == [label]
+        assert indexes[fulltext]["options"]["indexConfig"]["fulltext.analyzer"] == "english"
+    for rng in (
+        "memory_group_id",
+        "turn_group_id",
+        "session_group_id",
+        "memory_time_start",
+        "memory_time_end",
+        "memory_at",
+        "turn_at",
+    ):
+        assert indexes[rng]["type"] == "RANGE"
+    for constraint in ("memory_id", "turn_id", "session_id", "conversation_id"):
+        assert constraint in indexes  # backed by a uniqueness index
+    assert recorded_embedder(store) == (name, dimension)
+
+
+def test_init_is_idempotent(store: Store) -> None:
+    name, dimension = embedder_identity(store.settings)
+    before = _by_name(store)
+    report = init_schema(store, name, dimension)
+    assert set(_by_name(store)) == set(before)
+    assert len(report.applied) == len(statements.names_in("schema/"))
+
+
+def test_another_embedder_fails_naming_both_and_the_way_out(store: Store) -> None:
+    name, dimension = embedder_identity(store.settings)
+    with pytest.raises(EmbedderMismatch) as info:
+        init_schema(store, "bge-m3", 1024)
+    message = str(info.value)
+    assert name in message and "bge-m3" in message
+    assert str(dimension) in message and "1024" in message
+    assert "cogmem reindex" in message
+    # nothing changed: the store still records the original embedder
+    assert recorded_embedder(store) == (name, dimension)
+    check_embedder(store, name, dimension)
+
+
+def test_every_statement_explains_against_the_live_server(store: Store) -> None:
+    names = statements.all_names()
+    assert len(names) == len(set(names)) > 20
+    failures = []
+    for name in names:
+        try:
+            store.explain(name, {})
+        except Exception as exc:  # collect them all, report together
+            failures.append(f"{name}: {exc}")
+    assert not failures, "\n".join(failures)
