@@ -112,11 +112,11 @@ class Store:
         result = tx.run(statements.load(name), dict(params))
         return [{k: _plain(v) for k, v in record.items()} for record in result]
 
-    def read(self, name: str, **params: Any) -> list[Row]:
+    def read(self, name: str, /, **params: Any) -> list[Row]:
         with self._errors(), self._driver.session(database=self.database) as session:
             return session.execute_read(self._run, name, params)
 
-    def write(self, name: str, **params: Any) -> list[Row]:
+    def write(self, name: str, /, **params: Any) -> list[Row]:
         with self._errors(), self._driver.session(database=self.database) as session:
             return session.execute_write(self._run, name, params)
 
@@ -129,7 +129,7 @@ class Store:
         with self._errors(), self._driver.session(database=self.database) as session:
             return session.execute_write(work)
 
-    def admin(self, name: str, **params: Any) -> list[Row]:
+    def admin(self, name: str, /, **params: Any) -> list[Row]:
         """Schema and administration statements, in an auto-commit transaction."""
         with self._errors(), self._driver.session(database=self.database) as session:
             result = session.run(statements.load(name), dict(params))
@@ -141,7 +141,7 @@ class Store:
         with self._errors(), self._driver.session(database=self.database) as session:
             session.run(text, dict(params)).consume()
 
-    def profile(self, name: str, **params: Any) -> tuple[list[Row], Any]:
+    def profile(self, name: str, /, **params: Any) -> tuple[list[Row], Any]:
         """PROFILE a read statement: its rows and the executed plan (benchmarks use it)."""
         text = "PROFILE " + statements.load(name)
         with self._errors(), self._driver.session(database=self.database) as session:

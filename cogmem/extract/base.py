@@ -1,0 +1,101 @@
+"""The Extractor protocol, the running context of a conversation, and the quote check."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rapidfuzz import fuzz
+
+from cogmem.models import ExtractedRecord, Extraction, RecordType, Turn
+
+
+class Extractor(Protocol):
+    name: str
+
+    def extract(self, turn: Turn, ctx: ExtractionContext) -> Extraction: ...
+
+
+@dataclass
+class ExtractionContext:
+    """What an extractor knows while it walks a conversation in order.
+
+    Person names are resolved per group: speakers are canonical; a shorter form is an
+    alias when the conversation shows it (a vocative "Thanks, Mel!" addressed to Melanie),
+    and near-duplicates ("Carolin") fold into a known name by fuzzy ratio.
+    """
+
+    speakers: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)
+    persons: set[str] = field(default_factory=set)
+    previous: deque[ExtractedRecord] = field(default_factory=lambda: deque(maxlen=40))
+    last_speaker: str | None = None
+    fuzzy_threshold: float = 90.0
+
+    def __post_init__(self) -> None:
+        self.persons.update(self.speakers)
+
+    # -- names -------------------------------------------------------------------------
+    def is_alias_of(self, name: str, canonical: str) -> bool:
+        a, b = name.lower(), canonical.lower()
+        if a == b:
+            return True
+        if len(a) >= 3 and b.startswith(a):
+            return True
+        return fuzz.ratio(a, b) >= self.fuzzy_threshold
+
+    def learn_alias(self, alias: str, canonical: str) -> None:
+        if alias.lower() != canonical.lower():
+            self.aliases[alias.lower()] = canonical
+
+    def canonical(self, name: str) -> str:
+        name = name.strip()
+        hit = self.aliases.get(name.lower())
+        if hit:
+            return hit
+        for known in sorted(self.persons, key=len, reverse=True):
+            if known.lower() == name.lower():
+                return known
+        for speaker in self.speakers:
+            if self.is_alias_of(name, speaker):
+                self.learn_alias(name, speaker)
+                return speaker
+        for known in self.persons:
+            if fuzz.ratio(name.lower(), known.lower()) >= self.fuzzy_threshold:
+                self.learn_alias(name, known)
+                return known
+        return name
+
+    def known_names(self) -> list[str]:
+        names = set(self.persons) | set(self.aliases)
+        shown = {n if n in self.persons else n.title() for n in names}
+        return sorted(shown, key=len, reverse=True)
+
+    def addressee_of(self, turn: Turn) -> str | None:
+        """Who "you" means in this turn: the other speaker of a two-person chat, else the
+        previous speaker when it differs."""
+        speaker = self.canonical(turn.speaker)
+        others = [s for s in self.speakers if s != speaker]
+        if len(others) == 1:
+            return others[0]
+        if self.last_speaker and self.last_speaker != speaker:
+            return self.last_speaker
+        return None
+
+    def observe(self, turn: Turn, extraction: Extraction) -> None:
+        """Take in a turn's records: new persons become known names."""
+        for record in extraction.records:
+            name = record.name or ""
+            if record.type is RecordType.PERSON and " " not in name and name[:1].isupper():
+                self.persons.add(name)
+            self.previous.append(record)
+        self.last_speaker = self.canonical(turn.speaker)
+
+
+def check_quotes(turn: Turn, extraction: Extraction) -> Extraction:
+    """Drop (and count) every record whose quote is not an exact substring of its turn."""
+    text = turn.full_text
+    kept = [r for r in extraction.records if r.quote and r.quote in text]
+    dropped = extraction.dropped + len(extraction.records) - len(kept)
+    return Extraction(records=kept, dropped=dropped, fallback=extraction.fallback)

@@ -1,0 +1,491 @@
+"""The offline, deterministic extractor: rules over sentences, no model.
+
+Each sentence of a turn is classified by patterns (an artifact marker, an opinion, a
+first-person fact or preference, a past or planned event); persons and concepts come from
+names, relations ("my sister") and noun phrases. Every record quotes an exact span of the
+turn. A turn that matches nothing still yields a low-confidence KeyFact quoting its longest
+sentence, so nothing said is unreachable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cogmem.extract.base import ExtractionContext
+from cogmem.extract.lexicon import (
+    DISLIKE_VERBS,
+    LIKE_VERBS,
+    NEGATIVE,
+    NOT_NAMES,
+    PAST_IRREGULAR,
+    POSITIVE,
+    RELATIONS,
+    STOPWORDS,
+    USE_VERBS,
+    VERBISH,
+)
+from cogmem.models import ExtractedRecord, Extraction, RecordType, TimeRange, Turn
+from cogmem.temporal import find_time_expressions, infer_tense
+
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)")
+WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    text: str
+
+
+def sentences(text: str) -> list[Span]:
+    """Sentence spans of ``text``; each span's text is exactly ``text[start:end]``."""
+    spans = []
+    for m in SENTENCE.finditer(text):
+        raw = m.group(0)
+        lead = len(raw) - len(raw.lstrip())
+        body = raw.strip()
+        if len(body) < 2 or not any(ch.isalnum() for ch in body):
+            continue
+        start = m.start() + lead
+        spans.append(Span(start, start + len(body), body))
+    return spans
+
+
+def _rx(*alternatives: str) -> re.Pattern[str]:
+    return re.compile(r"(?:" + "|".join(alternatives) + r")", re.IGNORECASE)
+
+
+DECISION = _rx(
+    r"\b(?:we|i|they)\s+(?:have\s+|'ve\s+|just\s+|finally\s+)?(?:decided|chose|agreed|settled on|"
+    r"went with|opted|picked|made the (?:call|decision))\b",
+    r"\b(?:we're|we are|i'm|i am)\s+going (?:with|for)\b",
+    r"\blet'?s\s+(?:go with|use|do|stick|switch|move|keep|choose|pick|try|plan)\b",
+    r"\bthe (?:plan|decision) is\b",
+    r"\b(?:decided|decision) to\b",
+)
+TODO = _rx(
+    r"\b(?:i|we)\s*(?:'ll|will|need to|have to|must|should|gotta|'ve got to|plan to|"
+    r"am planning to|'m planning to|am going to|'m going to|'re going to|are going to)\s+"
+    r"(?!be\b|miss\b|love\b|enjoy\b|see\b)[a-z]+",
+    r"\b(?:to-?do|action item|next step)s?\b",
+    r"\bdon't let me forget\b",
+)
+REMINDER = _rx(
+    r"\b(?:remember to|don't forget|do not forget|make sure|remind me|keep in mind|"
+    r"be sure to|never forget)\b",
+    r"^(?:please\s+)?(?:always|never)\s+[a-z]+",
+    r"^please\s+(?:use|avoid|keep|add|write|stick|make|follow|don't|do not)\b",
+    r"\beverywhere\b",
+)
+INSIGHT = _rx(
+    r"\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:realized|realised|learned|learnt|figured out|"
+    r"discovered|noticed|understood)\b",
+    r"\b(?:made|makes|taught|teaches|showed|shows|helped|helps) me (?:realize|realise|see|"
+    r"understand|learn|appreciate)\b",
+    r"\b(?:the (?:key|lesson|trick|secret) is|it turns out|turns out|what i've learned|"
+    r"i now understand|reminds? me (?:that|of how))\b",
+)
+OPINION = _rx(
+    r"\bi\s+(?:really\s+)?(?:think|believe|feel like|feel that|guess|bet|reckon|suppose|"
+    r"doubt|admire|respect)\b",
+    r"\bin my (?:opinion|view|eyes)\b",
+    r"\b(?:you|you're|you are|you were|you look|you seem|you sound)\b",
+    r"\bproud of (?:you|him|her|them)\b",
+)
+FIRST_PERSON_FACT = _rx(
+    r"^(?:and\s+|but\s+|so\s+|also\s+)?(?:i\s+(?:am|'m)|i'm)\s+(?:a|an|the|from|into|"
+    r"currently|still|now|originally|single|married|divorced|\w+ing\b)",
+    r"\bi\s+(?:have|'ve got|own|live|work|study|teach|play|speak|grew up)\b",
+    r"\bmy\s+(?:favorite|favourite|name|job|work|hobby|hobbies|passion|dream|goal|home|"
+    r"family|kids|children|dog|dogs|cat|cats|pets?|partner|husband|wife)\b",
+    r"\bi\s+(?:usually|always|often|never|sometimes|regularly|normally)\b",
+    r"\bi\s+(?:'ve|have)\s+been\s+\w+ing\b",
+    r"\b(?:been|for)\s+(?:\w+\s+)?(?:years|months)\b",
+)
+FUTURE = _rx(
+    r"\b(?:will|'ll|going to|gonna|plan(?:ning)? to|hope to|want to|can't wait to|"
+    r"looking forward to|next (?:week|month|year|weekend|time|summer|spring|fall|winter))\b",
+)
+DETERMINER_NP = re.compile(
+    r"\b(?:a|an|the|my|our|his|her|their|your|some|this|that|these|those|new|first|"
+    r"favorite|favourite)\s+((?:[A-Za-z][A-Za-z\-]*\s+){0,2}[A-Za-z][A-Za-z\-]*)",
+    re.IGNORECASE,
+)
+CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z\-]+(?:\s+(?:of\s+)?[A-Z][a-zA-Z\-]+)*")
+RELATION_NP = re.compile(
+    r"\b(?P<owner>my|our)\s+(?P<rel>"
+    + "|".join(sorted(RELATIONS, key=len, reverse=True))
+    + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+))?"
+)
+VOCATIVE = re.compile(
+    r"(?:^|[,.!?]\s*)(?i:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|yes|yeah|"
+    r"sure|oh|aww|bye|good luck|see you|take care|agreed|cheers)[,!]?\s+(?P<name>[A-Z][a-z]+)\b"
+    r"|,\s*(?P<tail>[A-Z][a-z]+)\s*[!?.]"
+)
+PREFERENCE = re.compile(
+    r"\b(?:i|we)\s*(?:really\s+|also\s+|absolutely\s+|totally\s+|just\s+)?"
+    r"(?P<verb>"
+    + "|".join(re.escape(v) for v in (*DISLIKE_VERBS, *LIKE_VERBS, *USE_VERBS))
+    + r")\s+(?P<obj>[^,.;!?]{2,60})",
+    re.IGNORECASE,
+)
+PAST_VERB = re.compile(
+    r"\b(?:(?i:i|we|they|he|she|my\s+\w+|our\s+\w+)|[A-Z][a-z]+)\s+"
+    r"(?i:just\s+|finally\s+|recently\s+|also\s+|even\s+|actually\s+)?"
+    r"(?i:(?:had|have|'ve)\s+(?:been\s+|just\s+)?)?(?P<verb>(?i:[a-z]+ed|"
+    + "|".join(sorted(PAST_IRREGULAR, key=len, reverse=True))
+    + r"))\b"
+)
+COMMON_VERBS_S = frozenset(
+    "love like enjoy think feel want need hope know believe prefer hate dislike play work "
+    "live teach study miss wish remember mean plan try make take get keep find see say".split()
+)
+
+
+def _noun_phrase(text: str, limit: int = 3) -> str:
+    """The first words of ``text`` up to a verb, adverb or stopword (a rough noun phrase)."""
+    kept: list[str] = []
+    for w in WORD.findall(text):
+        low = w.lower()
+        if low in STOPWORDS or low in VERBISH or (low.endswith("ly") and len(low) > 4):
+            break
+        kept.append(w)
+        if len(kept) >= limit:
+            break
+    return " ".join(kept)
+
+
+def _obj_phrase(text: str) -> str:
+    words = [w for w in WORD.findall(text) if w.lower() not in ("it", "that", "this", "them")]
+    kept: list[str] = []
+    for w in words:
+        if w.lower() in ("and", "but", "because", "so", "when", "with", "since", "as") and kept:
+            break
+        if kept and w.lower() in VERBISH:
+            break
+        kept.append(w)
+        if len(kept) >= 5:
+            break
+    while kept and kept[0].lower() in ("to", "the", "a", "an", "my", "our", "some", "being"):
+        kept = kept[1:]
+    while kept and kept[-1].lower() in STOPWORDS:
+        kept = kept[:-1]
+    return " ".join(kept)
+
+
+def third_person(sentence: str, speaker: str, addressee: str | None) -> str:
+    """Rewrite first person (and "you", when the addressee is known) to names."""
+    s = sentence
+    pos = f"{speaker}'s"
+    subs: list[tuple[str, str]] = [
+        (r"\bI'm\b|\bI am\b", f"{speaker} is"),
+        (r"\bI've\b", f"{speaker} has"),
+        (r"\bI'll\b", f"{speaker} will"),
+        (r"\bI'd\b", f"{speaker} would"),
+        (r"\bI was\b", f"{speaker} was"),
+        (r"\bI have\b", f"{speaker} has"),
+        (r"\bI do\b", f"{speaker} does"),
+        (r"\bI\s+(" + "|".join(sorted(COMMON_VERBS_S)) + r")\b", f"{speaker} \\1s"),
+        (r"\bI\b", speaker),
+        (r"\b[Mm]yself\b", speaker),
+        (r"\b[Mm]y\b", pos),
+        (r"\b[Mm]ine\b", pos),
+        (r"(?<![A-Za-z'])me\b", speaker),
+    ]
+    if addressee:
+        subs += [
+            (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{addressee} is"),
+            (r"\b[Yy]ou've\b", f"{addressee} has"),
+            (r"\b[Yy]ou'll\b", f"{addressee} will"),
+            (r"\b[Yy]ou were\b", f"{addressee} was"),
+            (r"\b[Yy]ourself\b", addressee),
+            (r"\b[Yy]our\b", f"{addressee}'s"),
+            (r"\b[Yy]ou\b", addressee),
+        ]
+    for pattern, repl in subs:
+        s = re.sub(pattern, repl, s)
+    return s.strip()
+
+
+def describe_time(tr: TimeRange) -> str:
+    """A short human rendering of a resolved time range."""
+    start = tr.start
+    if tr.granularity in ("instant", "day"):
+        return f"{start.day} {start:%B %Y}"
+    if tr.granularity == "weekend":
+        return f"weekend of {start.day} {start:%B %Y}"
+    if tr.granularity == "week":
+        return f"week of {start.day} {start:%B %Y}"
+    if tr.granularity == "month":
+        return f"{start:%B %Y}"
+    if tr.granularity == "season":
+        return f"{tr.text} ({start:%B %Y} to {tr.end:%B %Y})"
+    if tr.granularity == "year":
+        return f"{start.year}"
+    return f"the {start.year}s"
+
+
+class HeuristicExtractor:
+    """Rules over sentences. Deterministic, offline, fast."""
+
+    name = "heuristic"
+
+    def extract(self, turn: Turn, ctx: ExtractionContext) -> Extraction:
+        text = turn.full_text
+        speaker = ctx.canonical(turn.speaker)
+        addressee = ctx.addressee_of(turn)
+        records: list[ExtractedRecord] = []
+        records += self._persons(text, speaker, addressee, ctx)
+        concepts = self._concepts(text, ctx)
+        records += concepts
+        for sent in sentences(text):
+            records += self._sentence_records(sent, turn, speaker, addressee, ctx)
+        if not any(r.type not in (RecordType.PERSON, RecordType.CONCEPT) for r in records):
+            longest = max(sentences(text), key=lambda s: len(s.text), default=None)
+            if longest is not None:
+                records.append(
+                    ExtractedRecord(
+                        type=RecordType.KEYFACT,
+                        content=f"{speaker}: {longest.text}",
+                        quote=longest.text,
+                        confidence=0.2,
+                        speaker=speaker,
+                        subject=speaker,
+                        persons=[speaker],
+                        concepts=[c.name for c in concepts if c.name][:4],
+                    )
+                )
+        return Extraction(records=records)
+
+    # -- entities ----------------------------------------------------------------------
+    def _persons(
+        self, text: str, speaker: str, addressee: str | None, ctx: ExtractionContext
+    ) -> list[ExtractedRecord]:
+        found: dict[str, ExtractedRecord] = {}
+
+        def add(name: str, quote: str, confidence: float, relation: str | None = None) -> None:
+            canonical = ctx.canonical(name)
+            if canonical in found or not quote:
+                return
+            found[canonical] = ExtractedRecord(
+                type=RecordType.PERSON,
+                name=canonical,
+                aliases=[name] if name != canonical else [],
+                content=canonical if relation is None else f"{canonical} ({relation})",
+                quote=quote,
+                confidence=confidence,
+                speaker=speaker,
+                subject=canonical,
+                relation="KNOWS" if relation else None,
+                relation_label=relation,
+            )
+
+        for m in VOCATIVE.finditer(text):
+            name = m.group("name") or m.group("tail")
+            if name not in NOT_NAMES and name.lower() not in STOPWORDS:
+                if addressee and ctx.is_alias_of(name, addressee):
+                    ctx.learn_alias(name, addressee)
+                add(name, name, 0.8)
+        for m in RELATION_NP.finditer(text):
+            rel = m.group("rel").lower()
+            if m.group("name") and m.group("name") not in NOT_NAMES:
+                add(m.group("name"), m.group(0), 0.8, relation=f"{speaker}'s {rel}")
+            elif rel not in (
+                "family",
+                "team",
+                "friends",
+                "kids",
+                "children",
+                "pets",
+                "dogs",
+                "cats",
+                "parents",
+                "siblings",
+                "grandparents",
+                "cousins",
+                "colleagues",
+                "coworkers",
+                "mentors",
+                "teammates",
+            ):
+                add(f"{speaker}'s {rel}", m.group(0), 0.6, relation=f"{speaker}'s {rel}")
+        for name in ctx.known_names():
+            for m in re.finditer(rf"\b{re.escape(name)}\b", text):
+                add(name, m.group(0), 0.9)
+                break
+        return list(found.values())
+
+    def _concepts(self, text: str, ctx: ExtractionContext) -> list[ExtractedRecord]:
+        found: dict[str, ExtractedRecord] = {}
+        known = {n.lower() for n in ctx.known_names()}
+        for m in DETERMINER_NP.finditer(text):
+            phrase = _noun_phrase(m.group(1))
+            key = phrase.lower()
+            words = key.split()
+            if not words or all(w in STOPWORDS for w in words) or len(key) < 3:
+                continue
+            if words[-1] in STOPWORDS or key in known or words[0] in RELATIONS:
+                continue
+            if key not in found:
+                start = text.find(phrase, m.start(1))
+                if start < 0:
+                    continue
+                found[key] = ExtractedRecord(
+                    type=RecordType.CONCEPT, name=key, content=key, quote=phrase, confidence=0.5
+                )
+        starts = {sent.start for sent in sentences(text)}
+        for m in CAPITALISED.finditer(text):
+            phrase = m.group(0)
+            words = phrase.split()
+            while words and words[0] in NOT_NAMES:
+                words = words[1:]
+            phrase = " ".join(words)
+            key = phrase.lower()
+            if len(phrase) < 3 or key in known or phrase in NOT_NAMES or key in found:
+                continue
+            if len(words) == 1 and m.start() in starts and phrase not in known:
+                continue  # a sentence-initial single capitalised word is usually not a name
+            if phrase not in text:
+                continue
+            found[key] = ExtractedRecord(
+                type=RecordType.CONCEPT,
+                name=phrase,
+                content=phrase,
+                quote=phrase,
+                confidence=0.6,
+            )
+        return list(found.values())[:8]
+
+    # -- sentence-level records --------------------------------------------------------
+    def _sentence_records(
+        self,
+        sent: Span,
+        turn: Turn,
+        speaker: str,
+        addressee: str | None,
+        ctx: ExtractionContext,
+    ) -> Iterable[ExtractedRecord]:
+        s = sent.text
+        lower = s.lower()
+        is_question = s.rstrip().endswith("?")
+        tense = infer_tense(s)
+        time: TimeRange | None = None
+        if turn.at is not None:
+            mentions = find_time_expressions(s, turn.at, tense)
+            if mentions:
+                time = mentions[0].range
+        concepts = [c.name for c in self._concepts(s, ctx) if c.name][:5]
+        persons = [speaker]
+        content = third_person(s, speaker, addressee)
+        if time is not None:
+            content = f"{content} [{describe_time(time)}]"
+        base = {
+            "quote": s,
+            "speaker": speaker,
+            "subject": speaker,
+            "concepts": concepts,
+            "time": time,
+            "tense": tense,
+        }
+        out: list[ExtractedRecord] = []
+
+        def emit(rtype: RecordType, confidence: float, **extra: object) -> None:
+            fields = {**base, "content": content, "persons": persons, **extra}
+            out.append(ExtractedRecord(type=rtype, confidence=confidence, **fields))  # type: ignore[arg-type]
+
+        if is_question:
+            if time is not None or PAST_VERB.search(s):
+                emit(RecordType.EVENT, 0.3)
+            return out
+        if REMINDER.search(s):
+            emit(RecordType.REMINDER, 0.7)
+        if DECISION.search(s):
+            emit(RecordType.DECISION, 0.7)
+        elif TODO.search(s):
+            emit(RecordType.TODO, 0.6)
+        if INSIGHT.search(s):
+            emit(RecordType.INSIGHT, 0.6)
+        claim = self._claim(s, lower, speaker, addressee, ctx, concepts)
+        if claim is not None:
+            target, sentiment, predicate = claim
+            emit(
+                RecordType.CLAIM,
+                0.6,
+                source=speaker,
+                target=target,
+                predicate=predicate,
+                sentiment=sentiment,
+                subject=target,
+                content=f"{speaker} thinks about {target}: {content}",
+            )
+        pref = PREFERENCE.search(s)
+        if pref and not lower.startswith(("would you", "do you", "did you")):
+            verb = pref.group("verb").lower()
+            obj = _obj_phrase(pref.group("obj"))
+            if obj and obj.lower() not in STOPWORDS:
+                relation = (
+                    "DISLIKES"
+                    if verb in DISLIKE_VERBS
+                    else "USES"
+                    if verb in USE_VERBS
+                    else "LIKES"
+                )
+                out.append(
+                    ExtractedRecord(
+                        type=RecordType.FACT,
+                        confidence=0.7,
+                        relation=relation,  # type: ignore[arg-type]
+                        content=f"{speaker} {relation.lower()} {obj}: {content}",
+                        persons=persons,
+                        **{**base, "concepts": [obj.lower(), *concepts][:5]},
+                    )
+                )
+        event_like = (
+            time is not None
+            or PAST_VERB.search(s) is not None
+            or (tense == "future" and FUTURE.search(s) is not None)
+        )
+        if event_like and not (claim and time is None and not PAST_VERB.search(s)):
+            emit(RecordType.EVENT, 0.6 if time is not None else 0.5)
+        elif FIRST_PERSON_FACT.search(s) and not pref:
+            emit(RecordType.FACT, 0.6)
+        if not out and len(s) > 25 and (re.search(r"\d", s) or CAPITALISED.search(s[1:])):
+            emit(RecordType.KEYFACT, 0.4)
+        return out
+
+    def _claim(
+        self,
+        s: str,
+        lower: str,
+        speaker: str,
+        addressee: str | None,
+        ctx: ExtractionContext,
+        concepts: list[str],
+    ) -> tuple[str, float, str] | None:
+        words = {w.lower().strip("'") for w in WORD.findall(s)}
+        pos = len(words & POSITIVE)
+        neg = len(words & NEGATIVE)
+        if not OPINION.search(s) and not (pos or neg):
+            return None
+        target: str | None = None
+        if re.search(r"\byou\b|\byou're\b|\byour\b", lower) and addressee:
+            target = addressee
+        else:
+            for name in ctx.known_names():
+                if name != speaker and re.search(rf"\b{re.escape(name)}\b", s):
+                    target = ctx.canonical(name)
+                    break
+        if target is None:
+            opinion = re.search(r"\bi\s+(?:really\s+)?(?:think|believe|feel|guess|reckon)\b", lower)
+            if not opinion or not concepts:
+                return None
+            target = concepts[0]
+        if target == speaker:
+            return None
+        sentiment = 0.0 if pos == neg else (0.7 if pos > neg else -0.7)
+        adjectives = sorted(words & (POSITIVE | NEGATIVE))
+        predicate = f"is {adjectives[0]}" if adjectives else "opinion"
+        return target, sentiment, predicate

@@ -1,0 +1,26 @@
+// Write memory records: (:Memory:<Type>) with EVIDENCED_BY edges to the turns that quote them.
+// The type label comes from a fixed list below; an unknown label writes no label at all.
+// Aliases accumulate (set union), so entity records can be merged batch after batch.
+UNWIND $records AS r
+MERGE (m:Memory {id: r.id})
+ON CREATE SET m.created_at = datetime()
+SET m += r.props,
+    m.aliases = reduce(acc = coalesce(m.aliases, []), a IN r.aliases |
+                       CASE WHEN a IN acc THEN acc ELSE acc + a END)
+FOREACH (_ IN CASE WHEN r.label = 'Person' THEN [1] ELSE [] END | SET m:Person)
+FOREACH (_ IN CASE WHEN r.label = 'Concept' THEN [1] ELSE [] END | SET m:Concept)
+FOREACH (_ IN CASE WHEN r.label = 'Event' THEN [1] ELSE [] END | SET m:Event)
+FOREACH (_ IN CASE WHEN r.label = 'Fact' THEN [1] ELSE [] END | SET m:Fact)
+FOREACH (_ IN CASE WHEN r.label = 'Claim' THEN [1] ELSE [] END | SET m:Claim)
+FOREACH (_ IN CASE WHEN r.label = 'Decision' THEN [1] ELSE [] END | SET m:Decision)
+FOREACH (_ IN CASE WHEN r.label = 'Todo' THEN [1] ELSE [] END | SET m:Todo)
+FOREACH (_ IN CASE WHEN r.label = 'Reminder' THEN [1] ELSE [] END | SET m:Reminder)
+FOREACH (_ IN CASE WHEN r.label = 'Insight' THEN [1] ELSE [] END | SET m:Insight)
+WITH m, r
+CALL (m, r) {
+  UNWIND r.turn_ids AS tid
+  MATCH (t:Turn {id: tid})
+  MERGE (m)-[:EVIDENCED_BY]->(t)
+  RETURN count(t) AS grounded
+}
+RETURN count(m) AS records, sum(grounded) AS evidenced
