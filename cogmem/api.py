@@ -22,9 +22,8 @@ def make_extractor(settings: Settings) -> Extractor:
     """The heuristic extractor offline; the LLM one (falling back to it) when configured."""
     if settings.llm == "openai":
         from cogmem.extract.llm_extractor import LLMExtractor
-        from cogmem.llm import LLMClient
 
-        return LLMExtractor(LLMClient(settings), fallback=HeuristicExtractor())
+        return LLMExtractor(settings, fallback=HeuristicExtractor())
     return HeuristicExtractor()
 
 

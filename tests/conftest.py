@@ -23,6 +23,8 @@ import pytest
 from cogmem import localserver
 from cogmem.config import Settings, load_settings
 
+pytest_plugins = ["tests.llm_server"]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
