@@ -12,8 +12,9 @@ from cogmem.embed import Embedder, embedder_identity, make_embedder
 from cogmem.extract import Extractor, HeuristicExtractor
 from cogmem.graph import conversation_id
 from cogmem.ingest import Ingestor, IngestSummary, Progress
-from cogmem.models import Conversation, Turn
+from cogmem.models import Conversation, Evidence, Turn
 from cogmem.readers import read_file
+from cogmem.retrieval import Controller, LLMRouter, RankWeights, Retrieval, RuleRouter
 from cogmem.schema import SchemaReport, check_embedder, init_schema, recorded_embedder
 from cogmem.store import Store
 
@@ -157,6 +158,24 @@ class Memory:
         conv = Conversation(id=conversation, speakers=speakers, turns=[turn], source_format="live")
         ingestor = Ingestor(self.store, self.embedder, self.extractor, self.group)
         return ingestor.append(conv, tail["id"] if tail else None)
+
+    # -- retrieval -------------------------------------------------------------------
+    def controller(self, weights: RankWeights | None = None) -> Controller:
+        router = RuleRouter()
+        if self.settings.llm == "openai":
+            from cogmem.llm import LLMClient
+
+            router = LLMRouter(LLMClient(self.settings), fallback=router)  # type: ignore[assignment]
+        return Controller(self.store, self.group, self.embedder, router, weights)
+
+    def retrieve(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
+        """Evidence for a question, with the plan and the trace of what ran."""
+        self.ensure_schema()
+        return self.controller().run(question, k=k, dedupe=dedupe)
+
+    def search(self, question: str, k: int = 10, dedupe: bool = True) -> list[Evidence]:
+        """Ranked, grounded Evidence for a question (one per source turn by default)."""
+        return self.retrieve(question, k=k, dedupe=dedupe).evidence
 
     # -- inspection ------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:

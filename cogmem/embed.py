@@ -759,6 +759,35 @@ _BLAS = _BlasThreads()
 SMALL_CALL_TOKENS = 512
 
 
+#: Padded tokens per forward pass: long texts go in smaller batches, short ones in larger.
+BATCH_TOKENS = 4096
+
+
+def _length_batches(
+    order: list[int], sequences: Sequence[Sequence[int]], max_count: int
+) -> Iterator[list[int]]:
+    """Split indices (sorted by ascending length) into batches of similar length.
+
+    A batch closes when the next text would make its padded size (count × longest) exceed
+    :data:`BATCH_TOKENS`, waste more than a quarter of it on padding, or pass
+    ``max_count`` texts — so calls that mix short and long texts pad little.
+    """
+    batch: list[int] = []
+    tokens = 0
+    for i in order:
+        width = len(sequences[i])
+        padded = (len(batch) + 1) * width
+        if batch and (
+            len(batch) >= max_count or padded > BATCH_TOKENS or padded > 1.25 * (tokens + width)
+        ):
+            yield batch
+            batch, tokens = [], 0
+        batch.append(i)
+        tokens += width
+    if batch:
+        yield batch
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 in pure numpy: 384-d, sentence-transformers-equivalent vectors.
 
@@ -813,8 +842,7 @@ class MiniLMEmbedder:
         if threads <= 0 and sum(map(len, sequences)) <= SMALL_CALL_TOKENS:
             threads = 1
         with _BLAS.limit(threads):
-            for start in range(0, len(order), self.batch_size):
-                idx = order[start : start + self.batch_size]
+            for idx in _length_batches(order, sequences, self.batch_size):
                 vectors[idx] = encoder([sequences[i] for i in idx])
         vectors = _l2_normalise(vectors)
         if len(unique) == len(texts):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -119,30 +120,39 @@ class Ingestor:
         self.store.write("ingest/merge_conversation", **builder.conversation_row())
         speaker_first: dict[str, str] = {}
         counts: Counter[str] = Counter()
-        for batch in chunks(conversation.turns, self.batch_size):
-            extractions: list[list[ExtractedRecord]] = []
-            for turn in batch:
-                raw = self.extractor.extract(turn, ctx)
-                checked = check_quotes(turn, raw)
-                ctx.observe(turn, checked)
-                extractions.append(checked.records)
-                summary.dropped += checked.dropped
-                summary.fallbacks += int(checked.fallback)
-                counts.update(r.type.value for r in checked.records)
-            rows = builder.batch(list(batch), extractions, previous, speaker_first)
-            self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
-            self.store.write_many(
-                [
+        # Batch i is written by a background thread while batch i + 1 is extracted and
+        # embedded; at most one write is in flight, and batches land in order.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-writer") as writer:
+            pending: Future[Any] | None = None
+            for batch in chunks(conversation.turns, self.batch_size):
+                extractions: list[list[ExtractedRecord]] = []
+                for turn in batch:
+                    raw = self.extractor.extract(turn, ctx)
+                    checked = check_quotes(turn, raw)
+                    ctx.observe(turn, checked)
+                    extractions.append(checked.records)
+                    summary.dropped += checked.dropped
+                    summary.fallbacks += int(checked.fallback)
+                    counts.update(r.type.value for r in checked.records)
+                rows = builder.batch(list(batch), extractions, previous, speaker_first)
+                self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
+                steps = [
                     ("ingest/merge_turns", {"turns": rows.turns}),
                     ("ingest/link_next", {"pairs": rows.next_pairs}),
                     ("ingest/merge_records", {"records": rows.records}),
                     ("ingest/merge_edges", {"edges": rows.edges}),
                 ]
-            )
-            previous = rows.turns[-1]["id"]
-            summary.turns += len(batch)
-            if progress is not None:
-                progress(len(batch))
+                if pending is not None:
+                    pending.result()
+                    if progress is not None:
+                        progress(self.batch_size)
+                pending = writer.submit(self.store.write_many, steps)
+                previous = rows.turns[-1]["id"]
+                summary.turns += len(batch)
+            if pending is not None:
+                pending.result()
+                if progress is not None:
+                    progress(len(conversation.turns) % self.batch_size or self.batch_size)
         self.store.write("ingest/mark_conversation_complete", id=builder.cid)
         merged = Counter(summary.records)
         merged.update(counts)

@@ -249,7 +249,7 @@ class HeuristicExtractor:
                 records.append(
                     ExtractedRecord(
                         type=RecordType.KEYFACT,
-                        content=f"{speaker}: {longest.text}",
+                        content=third_person(longest.text, speaker, addressee),
                         quote=longest.text,
                         confidence=0.2,
                         speaker=speaker,
@@ -380,8 +380,6 @@ class HeuristicExtractor:
         concepts = [c.name for c in self._concepts(s, ctx) if c.name][:5]
         persons = [speaker]
         content = third_person(s, speaker, addressee)
-        if time is not None:
-            content = f"{content} [{describe_time(time)}]"
         base = {
             "quote": s,
             "speaker": speaker,
@@ -419,7 +417,6 @@ class HeuristicExtractor:
                 predicate=predicate,
                 sentiment=sentiment,
                 subject=target,
-                content=f"{speaker} thinks about {target}: {content}",
             )
         pref = PREFERENCE.search(s)
         if pref and not lower.startswith(("would you", "do you", "did you")):
@@ -438,7 +435,7 @@ class HeuristicExtractor:
                         type=RecordType.FACT,
                         confidence=0.7,
                         relation=relation,  # type: ignore[arg-type]
-                        content=f"{speaker} {relation.lower()} {obj}: {content}",
+                        content=content,
                         persons=persons,
                         **{**base, "concepts": [obj.lower(), *concepts][:5]},
                     )

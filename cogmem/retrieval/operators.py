@@ -1,0 +1,399 @@
+"""The four retrieval operators, as typed Python over ``operators/*.cypher``.
+
+* **Anchor** — entry nodes by a fused score, 0.3 · fuzzy lexical (rapidfuzz over names and
+  content of fulltext candidates) + 0.7 · vector similarity, at most 15; when a typed search
+  finds nothing it widens to every type by itself.
+* **Traverse** — neighbours by relationship type and time window, ≤ 15 per node per hop,
+  depth ≤ 2.
+* **Intersect** — concepts shared by several entities' neighbourhoods (10 per entity).
+* **Ground** — the verbatim source turns of records, with neighbouring turns if asked.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz
+
+from cogmem.graph import group_key
+from cogmem.models import TimeRange
+from cogmem.retrieval.lucene import group_query, keywords
+from cogmem.store import Store
+
+LEXICAL_WEIGHT = 0.3
+VECTOR_WEIGHT = 0.7
+MAX_ANCHORS = 15
+MAX_PER_HOP = 15
+MAX_DEPTH = 2
+INTERSECT_PER_ENTITY = 10
+VECTOR_OVERFETCH = 4
+ALL_RECORD_TYPES = (
+    "Person",
+    "Concept",
+    "Event",
+    "Fact",
+    "Claim",
+    "Decision",
+    "Todo",
+    "Reminder",
+    "Insight",
+    "KeyFact",
+)
+DEFAULT_TRAVERSE_RELS = (
+    "PARTICIPATED_IN",
+    "HAS_FACT",
+    "CLAIMS",
+    "TARGETS",
+    "INVOLVES",
+    "ABOUT",
+    "LIKES",
+    "DISLIKES",
+    "USES",
+    "KNOWS",
+    "SUPPORTED_BY",
+    "SUPERSEDES",
+    "CONFLICTS_WITH",
+    "REFERENCES",
+    "CAUSES",
+)
+INTERSECT_RELS = ("LIKES", "USES", "DISLIKES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS")
+
+
+class Candidate(BaseModel):
+    """A node an operator returned, with the scores that ranked it."""
+
+    id: str
+    type: str
+    name: str | None = None
+    content: str = ""
+    quote: str | None = None
+    speaker: str | None = None
+    subject: str | None = None
+    source: str | None = None
+    target: str | None = None
+    status: str | None = None
+    turn_id: str | None = None
+    source_id: str | None = None
+    conversation_id: str | None = None
+    idx: int | None = None
+    time_start: datetime | None = None
+    time_end: datetime | None = None
+    time_text: str | None = None
+    at: datetime | None = None
+    bm25: float = 0.0
+    fuzzy: float = 0.0
+    vector: float = 0.0
+    score: float = 0.0
+    path: list[str] = Field(default_factory=list)
+
+    @property
+    def cosine(self) -> float:
+        """Neo4j reports cosine similarity as (1 + cos) / 2; this is cos again."""
+        return 2.0 * self.vector - 1.0
+
+
+class AnchorResult(BaseModel):
+    entries: list[Candidate]
+    records: list[Candidate]
+    turns: list[Candidate]
+    types: list[str] | None
+    widened: bool = False
+
+
+class Shared(BaseModel):
+    """A concept several entities' neighbourhoods share, with the linking records."""
+
+    id: str
+    name: str
+    similarity: float
+    links: dict[str, list[str]]
+
+
+class GroundedRecord(BaseModel):
+    id: str
+    type: str
+    source: str | None = None
+    target: str | None = None
+    status: str | None = None
+    vector: float = 0.0
+
+
+class GroundedTurn(BaseModel):
+    """A turn that grounds a record (offset 0) or neighbours it (offset ≠ 0)."""
+
+    record_id: str
+    turn_id: str
+    id: str
+    source_id: str
+    conversation_id: str
+    speaker: str
+    text: str
+    at: datetime | None = None
+    idx: int
+    offset: int
+    vector: float = 0.0
+    records: list[GroundedRecord] = Field(default_factory=list)
+
+
+_EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
+
+
+def _candidate(row: dict[str, Any], step: str) -> Candidate:
+    """A candidate from an operator row (times arrive as epoch seconds: cheap to read)."""
+    data = {k: v for k, v in row.items() if k in Candidate.model_fields and v is not None}
+    for key, field in _EPOCH_FIELDS.items():
+        if row.get(key) is not None:
+            data[field] = datetime.fromtimestamp(row[key], UTC)
+    data["bm25"] = float(row.get("lexical") or 0.0)
+    data["vector"] = float(row.get("vector") or 0.0)
+    data["path"] = [step]
+    if data.get("content") is None:
+        data["content"] = row.get("name") or ""
+    return Candidate(**data)
+
+
+def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
+    """rapidfuzz lexical similarity (0..1) between a question and a candidate's text."""
+    best = 0.0
+    if cand.name:
+        best = fuzz.WRatio(cand.name, question) / 100.0
+        if cand.type in ("Person", "Concept"):
+            best = max(best, fuzz.partial_ratio(cand.name.lower(), question.lower()) / 100.0)
+    if cand.content and terms:
+        best = max(best, fuzz.token_set_ratio(" ".join(terms), cand.content.lower()) / 100.0)
+    return best
+
+
+class Operators:
+    """Operators bound to one store and one group."""
+
+    def __init__(self, store: Store, group: str) -> None:
+        self.store = store
+        self.group = group
+        self.token = group_key(group)
+
+    # -- Anchor ------------------------------------------------------------------------
+    def anchor(
+        self,
+        question: str,
+        vector: np.ndarray,
+        types: list[str] | None = None,
+        k: int = MAX_ANCHORS,
+        pool: int = 60,
+        with_turns: bool = True,
+        drop_terms: set[str] | None = None,
+    ) -> AnchorResult:
+        """Entry nodes (≤ ``k``, ≤ 15) plus the larger candidate pools behind them.
+
+        ``drop_terms`` are left out of the lexical query (e.g. a speaker's name, which the
+        controller weighs separately).
+        """
+        k = min(k, MAX_ANCHORS)
+        vec = [float(x) for x in vector]
+        terms = [t for t in keywords(question) if t not in (drop_terms or set())]
+        query = group_query(self.token, terms)
+        records = self._anchor_records(question, terms, query, vec, types, pool)
+        widened = False
+        if types is not None and not any(c.type not in ("Person", "Concept") for c in records):
+            widened = True
+            records = self._anchor_records(question, terms, query, vec, None, pool)
+        turns = self._anchor_turns(query, vec, pool) if with_turns else []
+        entries = sorted(records, key=lambda c: c.score, reverse=True)[:k]
+        return AnchorResult(
+            entries=entries,
+            records=records,
+            turns=turns,
+            types=None if widened else types,
+            widened=widened,
+        )
+
+    def _anchor_records(
+        self,
+        question: str,
+        terms: list[str],
+        query: str | None,
+        vec: list[float],
+        types: list[str] | None,
+        pool: int,
+    ) -> list[Candidate]:
+        found: dict[str, Candidate] = {}
+        if query is not None:
+            for row in self.store.read(
+                "operators/anchor_fulltext_memory",
+                query=query,
+                group=self.group,
+                types=types,
+                limit=pool,
+                vector=vec,
+            ):
+                found[row["id"]] = _candidate(row, "anchor:fulltext")
+        for row in self.store.read(
+            "operators/anchor_vector_memory",
+            vector=vec,
+            k=pool * VECTOR_OVERFETCH,
+            group=self.group,
+            types=types,
+            limit=pool,
+        ):
+            hit = found.get(row["id"])
+            if hit is None:
+                found[row["id"]] = _candidate(row, "anchor:vector")
+            else:
+                hit.vector = max(hit.vector, float(row["vector"]))
+                hit.path.append("anchor:vector")
+        for cand in found.values():
+            cand.fuzzy = fuzzy_score(question, terms, cand)
+            cand.score = LEXICAL_WEIGHT * cand.fuzzy + VECTOR_WEIGHT * cand.vector
+        return list(found.values())
+
+    def _anchor_turns(self, query: str | None, vec: list[float], pool: int) -> list[Candidate]:
+        found: dict[str, Candidate] = {}
+        if query is not None:
+            for row in self.store.read(
+                "operators/anchor_fulltext_turn",
+                query=query,
+                group=self.group,
+                limit=pool,
+                vector=vec,
+            ):
+                found[row["id"]] = _candidate(row, "anchor:turn-fulltext")
+        for row in self.store.read(
+            "operators/anchor_vector_turn",
+            vector=vec,
+            k=pool * VECTOR_OVERFETCH,
+            group=self.group,
+            limit=pool,
+        ):
+            if row["id"] not in found:
+                found[row["id"]] = _candidate(row, "anchor:turn-vector")
+        return list(found.values())
+
+    # -- Traverse ----------------------------------------------------------------------
+    def traverse(
+        self,
+        ids: list[str],
+        vector: np.ndarray,
+        rel_types: tuple[str, ...] | list[str] = (DEFAULT_TRAVERSE_RELS),
+        window: TimeRange | None = None,
+        depth: int = 1,
+        per_node: int = MAX_PER_HOP,
+        types: list[str] | None = None,
+    ) -> list[Candidate]:
+        """Neighbours up to ``depth`` (≤ 2) hops away, ≤ ``per_node`` (≤ 15) per node."""
+        depth = max(1, min(depth, MAX_DEPTH))
+        per_node = min(per_node, MAX_PER_HOP)
+        vec = [float(x) for x in vector]
+        seen = set(ids)
+        frontier = list(ids)
+        paths: dict[str, list[str]] = {i: [] for i in ids}
+        out: list[Candidate] = []
+        for hop in range(depth):
+            if not frontier:
+                break
+            last = hop == depth - 1
+            rows = self.store.read(
+                "operators/traverse_hop",
+                ids=frontier,
+                group=self.group,
+                rel_types=list(rel_types),
+                types=types if last else None,
+                start=window.start if window else None,
+                end=window.end if window else None,
+                per_node=per_node,
+                vector=vec,
+            )
+            nxt = []
+            for row in rows:
+                if row["id"] in seen:
+                    continue
+                seen.add(row["id"])
+                step = f"{row['rel']}{'→' if row['outgoing'] else '←'}"
+                cand = _candidate(row, "traverse")
+                cand.path = [*paths.get(row["from_id"], []), step]
+                paths[row["id"]] = cand.path
+                out.append(cand)
+                nxt.append(row["id"])
+            frontier = nxt
+        return out
+
+    # -- Intersect ---------------------------------------------------------------------
+    def intersect(
+        self,
+        entity_ids: list[str],
+        vector: np.ndarray,
+        rel_types: tuple[str, ...] = INTERSECT_RELS,
+        per_entity: int = INTERSECT_PER_ENTITY,
+    ) -> list[Shared]:
+        if len(entity_ids) < 2:
+            return []
+        rows = self.store.read(
+            "operators/intersect",
+            ids=entity_ids,
+            group=self.group,
+            rel_types=list(rel_types),
+            per_entity=min(per_entity, INTERSECT_PER_ENTITY),
+            vector=[float(x) for x in vector],
+            min_shared=2,
+        )
+        return [
+            Shared(
+                id=row["id"],
+                name=row["name"] or "",
+                similarity=float(row["sim"] or 0.0),
+                links={link["entity"]: [v for v in link["via"] if v] for link in row["links"]},
+            )
+            for row in rows
+        ]
+
+    # -- Ground ------------------------------------------------------------------------
+    def ground(
+        self,
+        ids: list[str],
+        window: int = 0,
+        per_record: int = 3,
+        vector: np.ndarray | None = None,
+    ) -> list[GroundedTurn]:
+        """Source turns of records (or turns themselves), ± ``window`` neighbours; with a
+        question vector, each turn and its records carry their similarity to it."""
+        if not ids:
+            return []
+        rows = self.store.read(
+            "operators/ground",
+            ids=ids,
+            group=self.group,
+            window=max(0, window),
+            per_record=per_record,
+            vector=[float(x) for x in vector] if vector is not None else None,
+        )
+        out = []
+        for row in rows:
+            at_s = row.pop("at_s", None)
+            out.append(
+                GroundedTurn(
+                    **row, at=datetime.fromtimestamp(at_s, UTC) if at_s is not None else None
+                )
+            )
+        return out
+
+    # -- helpers -----------------------------------------------------------------------
+    def persons(self) -> list[dict[str, Any]]:
+        return self.store.read("operators/entities", group=self.group)
+
+    def turn_records(self, turn_ids: list[str], vector: np.ndarray) -> list[Candidate]:
+        if not turn_ids:
+            return []
+        rows = self.store.read(
+            "operators/turn_records",
+            ids=turn_ids,
+            group=self.group,
+            vector=[float(x) for x in vector],
+        )
+        return [_candidate(row, "ground:record") for row in rows]
+
+    def turns(self, turn_ids: list[str]) -> list[dict[str, Any]]:
+        if not turn_ids:
+            return []
+        return self.store.read("operators/turns_by_id", ids=turn_ids, group=self.group)

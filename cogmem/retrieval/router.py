@@ -1,0 +1,261 @@
+"""Intent routing: what a question asks for, about whom, when, and which record types.
+
+``RuleRouter`` works offline from patterns; ``LLMRouter`` asks the configured LLM for the
+same :class:`Plan` through a JSON schema and falls back to the rules when it cannot.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from cogmem.models import TimeRange
+from cogmem.retrieval.lucene import keywords
+from cogmem.temporal import question_window, resolve
+
+log = logging.getLogger(__name__)
+
+Intent = Literal["single-hop", "temporal", "multi-hop", "opinion", "update", "open"]
+INTENTS: tuple[Intent, ...] = ("single-hop", "temporal", "multi-hop", "opinion", "update", "open")
+
+
+class EntityRef(BaseModel):
+    name: str
+    id: str | None = None
+    mention: str | None = None
+
+
+class Plan(BaseModel):
+    """What the controller should look for."""
+
+    question: str
+    intent: Intent = "single-hop"
+    entities: list[EntityRef] = Field(default_factory=list)
+    opinion_source: str | None = None
+    opinion_target: str | None = None
+    window: TimeRange | None = None
+    node_types: list[str] | None = None
+    keywords: list[str] = Field(default_factory=list)
+    wants_both: bool = False
+    wants_cause: bool = False
+    router: str = "rules"
+
+
+class Router(Protocol):
+    name: str
+
+    def plan(self, question: str, persons: list[EntityRef]) -> Plan: ...
+
+
+_OPINION = re.compile(
+    r"\b(?:think|thinks|thought|feel|feels|felt|opinion|view|views|say|says|said)\s+"
+    r"(?:of|about|on|that)\b|\bhow does \w+ (?:see|view|rate|like)\b|\bopinion\b",
+    re.IGNORECASE,
+)
+_UPDATE = re.compile(
+    r"\b(?:still|anymore|any more|no longer|currently|now|these days|changed|change|"
+    r"used to|latest|most recent|current)\b",
+    re.IGNORECASE,
+)
+_TEMPORAL = re.compile(
+    r"^\s*when\b|\bwhat (?:year|month|day|date|time|week)\b|\bhow long\b|\bwhich (?:year|month|"
+    r"day)\b|\bhow (?:many )?(?:days|weeks|months|years) (?:ago|before|after)\b|\bsince when\b",
+    re.IGNORECASE,
+)
+_OPEN = re.compile(
+    r"^\s*(?:would|could|might|is it likely|what might|what would|do you think|if)\b|"
+    r"\blikely\b|\bprobably\b|\bwould \w+ (?:be|prefer|enjoy|want|like)\b",
+    re.IGNORECASE,
+)
+_MULTI = re.compile(
+    r"\bboth\b|\bin common\b|\btogether\b|\bhow many\b|\bwhat (?:are|were) (?:some|all)\b|"
+    r"\b(?:activities|events|places|things|books|countries|items|hobbies|ways|types|kinds|"
+    r"games|pets|symbols|artists|bands|classes|people|members)\b",
+    re.IGNORECASE,
+)
+_BOTH = re.compile(r"\bboth\b|\bin common\b|\bshare\b|\bsame\b", re.IGNORECASE)
+_CAUSE = re.compile(
+    r"^\s*why\b|\bwhat (?:led|caused|made)\b|\breason\b|\bbecause\b|\baffect(?:ed)?\b|"
+    r"\bimpact\b|\bdecid",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(r"\bdecid|\bdecision|\bchose|\bchoice|\bplan(?:ned)?\b", re.IGNORECASE)
+_TODO = re.compile(r"\bto-?do\b|\bneed(?:s)? to\b|\bhave to\b|\btasks?\b|\bremind", re.IGNORECASE)
+
+TYPES_BY_INTENT: dict[str, list[str] | None] = {
+    "temporal": ["Event", "Fact", "Decision", "Todo", "Reminder"],
+    "opinion": ["Claim"],
+    "update": ["Claim", "Fact"],
+}
+
+
+def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
+    """Persons (by name or alias) a question mentions, in order of mention."""
+    found: list[tuple[int, EntityRef]] = []
+    seen: set[str] = set()
+    for person in persons:
+        names = [person.name, *([person.mention] if person.mention else [])]
+        for name in names:
+            if not name or len(name) < 2:
+                continue
+            m = re.search(rf"(?<![\w]){re.escape(name)}(?:'s|’s)?(?![\w])", question, re.IGNORECASE)
+            if m and person.name not in seen:
+                seen.add(person.name)
+                found.append((m.start(), EntityRef(name=person.name, id=person.id, mention=name)))
+                break
+    return [ref for _, ref in sorted(found, key=lambda pair: pair[0])]
+
+
+class RuleRouter:
+    """Deterministic intent rules (offline)."""
+
+    name = "rules"
+
+    def plan(self, question: str, persons: list[EntityRef]) -> Plan:
+        entities = match_persons(question, persons)
+        window = question_window(question)
+        intent: Intent
+        if _OPINION.search(question) and entities:
+            intent = "opinion"
+        elif _UPDATE.search(question) and not _TEMPORAL.search(question):
+            intent = "update"
+        elif _TEMPORAL.search(question) or window is not None:
+            intent = "temporal"
+        elif _OPEN.search(question):
+            intent = "open"
+        elif len(entities) >= 2 or _MULTI.search(question):
+            intent = "multi-hop"
+        else:
+            intent = "single-hop"
+        node_types = TYPES_BY_INTENT.get(intent)
+        if _DECISION.search(question) and intent not in ("opinion",):
+            node_types = ["Decision", "Fact", "Reminder", "Insight", "Event"]
+        elif _TODO.search(question) and intent == "single-hop":
+            node_types = ["Todo", "Reminder", "Decision"]
+        source = target = None
+        if intent in ("opinion", "update") and entities:
+            source = entities[0].name
+            target = entities[1].name if len(entities) > 1 else None
+        return Plan(
+            question=question,
+            intent=intent,
+            entities=entities,
+            opinion_source=source,
+            opinion_target=target,
+            window=window,
+            node_types=node_types,
+            keywords=keywords(question),
+            wants_both=bool(_BOTH.search(question)) and len(entities) >= 2,
+            wants_cause=bool(_CAUSE.search(question)),
+            router=self.name,
+        )
+
+
+class _LLMPlan(BaseModel):
+    """The JSON an LLM router returns."""
+
+    intent: Intent
+    entities: list[str] = Field(default_factory=list)
+    opinion_source: str | None = None
+    opinion_target: str | None = None
+    time_expression: str | None = None
+    node_types: (
+        list[
+            Literal[
+                "Person",
+                "Concept",
+                "Event",
+                "Fact",
+                "Claim",
+                "Decision",
+                "Todo",
+                "Reminder",
+                "Insight",
+                "KeyFact",
+            ]
+        ]
+        | None
+    ) = None
+    wants_both: bool = False
+    wants_cause: bool = False
+
+
+ROUTER_SYSTEM = (
+    "You route questions about a long conversation to a memory graph. Classify the "
+    "question's intent: single-hop (one fact), temporal (when / how long / a date), "
+    "multi-hop (several facts combined, 'both', 'how many', lists), opinion (what someone "
+    "thinks of someone or something), update (whether something is still true or changed), "
+    "open (a guess or judgement beyond what was said). List the persons it names, exactly as "
+    "written in the known persons when they match. For opinions give the holder "
+    "(opinion_source) and the person or thing judged (opinion_target). Copy any time "
+    "expression verbatim. Suggest the record types that would answer it. Answer with JSON."
+)
+
+
+class LLMRouter:
+    """Asks the LLM for the plan; on any failure, the rule router answers."""
+
+    name = "llm"
+
+    def __init__(self, client: object, fallback: RuleRouter | None = None) -> None:
+        self.client = client
+        self.fallback = fallback or RuleRouter()
+        self.failures = 0
+
+    def plan(self, question: str, persons: list[EntityRef]) -> Plan:
+        from cogmem.llm import LLMError
+
+        rules = self.fallback.plan(question, persons)
+        known = ", ".join(p.name for p in persons[:50]) or "(none)"
+        user = f"Known persons: {known}\nQuestion: {question}"
+        try:
+            answer = self.client.complete_json(  # type: ignore[attr-defined]
+                ROUTER_SYSTEM, user, _LLMPlan, name="route"
+            )
+        except LLMError as exc:
+            self.failures += 1
+            log.warning("LLM router failed (%s); using the rule router", exc)
+            return rules
+        by_name = {p.name.lower(): p for p in persons}
+        entities = []
+        for name in answer.entities:
+            ref = by_name.get(name.lower())
+            if ref is not None and all(e.name != ref.name for e in entities):
+                entities.append(EntityRef(name=ref.name, id=ref.id, mention=name))
+        window = rules.window
+        if answer.time_expression and window is None:
+            window = question_window(answer.time_expression) or _absolute(answer.time_expression)
+        source = answer.opinion_source if answer.opinion_source else rules.opinion_source
+        return Plan(
+            question=question,
+            intent=answer.intent,
+            entities=entities or rules.entities,
+            opinion_source=_known(source, by_name),
+            opinion_target=_known(answer.opinion_target, by_name) or answer.opinion_target,
+            window=window,
+            node_types=list(answer.node_types) if answer.node_types else rules.node_types,
+            keywords=rules.keywords,
+            wants_both=answer.wants_both,
+            wants_cause=answer.wants_cause,
+            router=self.name,
+        )
+
+
+def _known(name: str | None, by_name: dict[str, EntityRef]) -> str | None:
+    if not name:
+        return None
+    ref = by_name.get(name.lower())
+    return ref.name if ref else None
+
+
+def _absolute(expression: str) -> TimeRange | None:
+    """An absolute date expression (no anchor needed), e.g. '8 May 2023'."""
+    from datetime import UTC, datetime
+
+    probe = resolve(expression, datetime(2100, 1, 1, tzinfo=UTC))
+    if probe is None or probe.start.year >= 2099:
+        return None
+    return probe

@@ -1,0 +1,36 @@
+// Ground: the source turns of records $ids (at most $per_record each), verbatim, or the
+// turns $ids themselves, with up to $window turns before and after each in the same
+// conversation. Each returned turn carries its similarity to $vector and the similarity of
+// each of its records, so the controller can weigh a turn by what it says.
+CALL {
+  MATCH (m:Memory)
+  WHERE m.id IN $ids AND m.group_id = $group
+  CALL (m) {
+    MATCH (m)-[:EVIDENCED_BY]->(t:Turn)
+    RETURN t
+    ORDER BY t.idx
+    LIMIT $per_record
+  }
+  RETURN m.id AS record_id, t
+  UNION
+  MATCH (t:Turn)
+  WHERE t.id IN $ids AND t.group_id = $group
+  RETURN t.id AS record_id, t
+}
+CALL (t) {
+  MATCH (n:Turn {conversation_id: t.conversation_id})
+  WHERE n.idx >= t.idx - $window AND n.idx <= t.idx + $window
+  RETURN n
+}
+RETURN record_id, t.id AS turn_id, n.id AS id, n.source_id AS source_id,
+       n.conversation_id AS conversation_id, n.speaker AS speaker, n.full_text AS text,
+       n.at.epochSeconds AS at_s, n.idx AS idx, n.idx - t.idx AS offset,
+       CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
+            ELSE vector.similarity.cosine(n.embedding, $vector) END AS vector,
+       CASE WHEN $vector IS NULL THEN []
+            ELSE [(r:Memory)-[:EVIDENCED_BY]->(n)
+                  WHERE NOT r.type IN ['Person', 'Concept'] AND r.embedding IS NOT NULL |
+                  {id: r.id, type: r.type, source: r.source, target: r.target,
+                   status: r.status,
+                   vector: vector.similarity.cosine(r.embedding, $vector)}] END AS records
+ORDER BY record_id, turn_id, offset

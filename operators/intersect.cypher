@@ -1,0 +1,25 @@
+// Intersect: what the neighbourhoods of several entities ($ids) share. For each entity,
+// its concepts reached directly (LIKES, DISLIKES, USES) or through its records
+// (PARTICIPATED_IN / HAS_FACT / CLAIMS, then INVOLVES / ABOUT / TARGETS); the $per_entity
+// concepts closest to $vector are its candidates. A concept shared by at least $min_shared
+// entities is returned with the records that link each entity to it.
+UNWIND $ids AS eid
+MATCH (e:Memory {id: eid})
+WHERE e.group_id = $group
+CALL (e) {
+  MATCH (e)-[r1]->(x:Memory)
+  WHERE type(r1) IN $rel_types AND x.group_id = $group
+  OPTIONAL MATCH (x)-[r2:INVOLVES|ABOUT|TARGETS]->(c2:Concept)
+  WITH x, c2, CASE WHEN x:Concept THEN x ELSE c2 END AS c
+  WHERE c IS NOT NULL
+  WITH c, collect(DISTINCT CASE WHEN x:Concept THEN null ELSE x.id END) AS via
+  RETURN c, via,
+         CASE WHEN c.embedding IS NULL THEN 0.0
+              ELSE vector.similarity.cosine(c.embedding, $vector) END AS sim
+  ORDER BY sim DESC
+  LIMIT $per_entity
+}
+WITH c, collect({entity: e.id, via: via}) AS links, max(sim) AS sim
+WHERE size(links) >= $min_shared
+RETURN c.id AS id, c.name AS name, sim, links
+ORDER BY size(links) DESC, sim DESC
