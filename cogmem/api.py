@@ -7,12 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
 from cogmem.config import Settings, load_settings
 from cogmem.embed import Embedder, embedder_identity, make_embedder
 from cogmem.extract import Extractor, HeuristicExtractor
 from cogmem.graph import conversation_id
 from cogmem.ingest import Ingestor, IngestSummary, Progress
-from cogmem.models import Conversation, Evidence, Turn
+from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
 from cogmem.readers import read_file
 from cogmem.retrieval import Controller, LLMRouter, RankWeights, Retrieval, RuleRouter
 from cogmem.schema import SchemaReport, check_embedder, init_schema, recorded_embedder
@@ -176,6 +177,43 @@ class Memory:
     def search(self, question: str, k: int = 10, dedupe: bool = True) -> list[Evidence]:
         """Ranked, grounded Evidence for a question (one per source turn by default)."""
         return self.retrieve(question, k=k, dedupe=dedupe).evidence
+
+    def context(self, question: str, budget_tokens: int = 2000, k: int = 15) -> str:
+        """A prompt block of the best evidence that fits ``budget_tokens`` (estimated)."""
+        return self.context_block(question, budget_tokens, k).text
+
+    def context_block(self, question: str, budget_tokens: int = 2000, k: int = 15) -> ContextBlock:
+        retrieval = self.retrieve(question, k=k)
+        return pack(retrieval.evidence, budget_tokens)
+
+    def ask(self, question: str, k: int = 10, budget_tokens: int = 2000) -> Answer:
+        """Answer from memory: with an LLM, a reasoning-aware prompt over the packed
+        evidence; offline (or if the LLM fails), an extractive answer."""
+        retrieval = self.retrieve(question, k=k)
+        text = None
+        if self.settings.llm == "openai":
+            from cogmem.llm import LLMClient, LLMError
+
+            block = pack(retrieval.evidence, budget_tokens)
+            try:
+                with LLMClient(self.settings) as client:
+                    text = client.complete_text(REASONING_PROMPT, llm_prompt(question, block))
+            except LLMError as exc:
+                retrieval.trace.append(
+                    TraceStep(
+                        operator="answer",
+                        detail=f"LLM failed ({exc}); extractive answer",
+                        returned=0,
+                    )
+                )
+        if text is None:
+            text = extractive_answer(retrieval.plan, retrieval.evidence)
+        return Answer(
+            text=text,
+            evidence=retrieval.evidence,
+            trace=retrieval.trace,
+            intent=retrieval.plan.intent,
+        )
 
     # -- inspection ------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:

@@ -291,5 +291,216 @@ def show_config(ctx: typer.Context) -> None:
     _print_json(settings.redacted())
 
 
+# -- ingest and retrieval -------------------------------------------------------------
+GroupOpt = Annotated[
+    str | None,
+    typer.Option("--group", "-g", help="Memory space (COGMEM_GROUP; default 'default')."),
+]
+LLMOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="none (offline: heuristic extractor, rule router, extractive "
+        "answers) or openai (any OpenAI-compatible endpoint, COGMEM_LLM_BASE_URL).",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")]
+ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show the plan and operator trace.")]
+
+
+def _memory(ctx: typer.Context, group: str | None = None, llm: str | None = None) -> Any:
+    from cogmem.api import Memory
+
+    return Memory(settings_from(ctx, group=group, llm=llm))
+
+
+@app.command("ingest")
+@friendly
+def ingest(
+    ctx: typer.Context,
+    path: Annotated[
+        Path, typer.Argument(help="A LoCoMo JSON, JSONL chat or OpenAI messages file.")
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="auto | locomo | jsonl | openai.")
+    ] = "auto",
+    group: GroupOpt = None,
+    llm: LLMOpt = None,
+    batch_size: Annotated[int, typer.Option(help="Turns per transaction.", min=1, max=1000)] = 64,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read a conversation file and store it as a provenance-aware graph (idempotent)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from cogmem.readers import read_file
+
+    result = read_file(path, fmt)
+    if not as_json:
+        err.print(
+            f"Read {path} as [bold]{result.format}[/]: {len(result.conversations)} "
+            f"conversation(s), {result.turn_count} turns"
+            + (f", {len(result.skipped)} empty turn(s) skipped" if result.skipped else "")
+        )
+    with _memory(ctx, group, llm) as mem:
+        total = sum(len(c.turns) for c in result.conversations)
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=as_json,
+        ) as bar:
+            task = bar.add_task("ingesting turns", total=total)
+            summary = mem.ingest_conversations(
+                result.conversations,
+                progress=lambda n: bar.advance(task, n),
+                batch_size=batch_size,
+                fmt=result.format,
+            )
+        summary.skipped_turns = len(result.skipped)
+    if as_json:
+        _print_json({**summary.model_dump(), "turns_per_s": round(summary.turns_per_s, 1)})
+        return
+    table = Table(title=f"Ingested into group '{summary.group}'")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("turns", str(summary.turns))
+    for rtype, count in sorted(summary.records.items()):
+        table.add_row(f"records: {rtype}", str(count))
+    table.add_row("dropped (quote not in turn)", str(summary.dropped))
+    if summary.fallbacks:
+        table.add_row("LLM fallbacks to heuristics", str(summary.fallbacks))
+    out.print(table)
+    out.print(
+        f"{summary.seconds:.1f}s, {summary.turns_per_s:.1f} turns/s "
+        f"(extractor {summary.extractor}, embedder {summary.embedder})"
+    )
+
+
+def _evidence_table(evidence: list[Any], title: str) -> Table:
+    table = Table(title=title, show_lines=False)
+    for col in ("#", "type", "speaker", "turn", "said", "content"):
+        table.add_column(col, overflow="fold")
+    for i, ev in enumerate(evidence, 1):
+        said = f"{ev.turn_at:%Y-%m-%d}" if ev.turn_at else ""
+        when = f" [{ev.time_text}]" if ev.time_text else ""
+        table.add_row(
+            str(i),
+            ev.type,
+            ev.speaker or "",
+            ev.turn_source_id or "",
+            said,
+            (ev.content or "")[:300] + when,
+        )
+    return table
+
+
+def _trace(retrieval: Any) -> None:
+    err.print(f"[bold]plan[/] {retrieval.plan.model_dump_json(exclude={'question'})}")
+    for step in retrieval.trace:
+        err.print(f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {step.detail}")
+
+
+QuestionArg = Annotated[str, typer.Argument(help="The question, in plain words.")]
+
+
+@app.command("search")
+@friendly
+def search(
+    ctx: typer.Context,
+    question: QuestionArg,
+    group: GroupOpt = None,
+    k: Annotated[int, typer.Option("--k", "-k", help="How many results.", min=1, max=200)] = 10,
+    as_json: JsonOpt = False,
+    explain: ExplainOpt = False,
+    llm: LLMOpt = None,
+) -> None:
+    """Ranked evidence for a question, each grounded in the turn it came from."""
+    with _memory(ctx, group, llm) as mem:
+        retrieval = mem.retrieve(question, k=k)
+    if as_json:
+        data: dict[str, Any] = {
+            "question": question,
+            "evidence": [e.model_dump(mode="json") for e in retrieval.evidence],
+        }
+        if explain:
+            data["plan"] = retrieval.plan.model_dump(mode="json")
+            data["trace"] = [s.model_dump(mode="json") for s in retrieval.trace]
+        _print_json(data)
+        return
+    if explain:
+        _trace(retrieval)
+    out.print(_evidence_table(retrieval.evidence, f"Evidence for: {question}"))
+
+
+@app.command("context")
+@friendly
+def context(
+    ctx: typer.Context,
+    question: QuestionArg,
+    group: GroupOpt = None,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Token budget (estimated).", min=1)
+    ] = 2000,
+    k: Annotated[int, typer.Option("--k", "-k", help="Evidence to consider.", min=1)] = 15,
+    as_json: JsonOpt = False,
+    explain: ExplainOpt = False,
+) -> None:
+    """The prompt block an LLM would get: evidence packed greedily under a token budget."""
+    from cogmem.answer import pack
+
+    with _memory(ctx, group) as mem:
+        retrieval = mem.retrieve(question, k=k)
+    block = pack(retrieval.evidence, budget)
+    if as_json:
+        _print_json(
+            {
+                "question": question,
+                "tokens": block.tokens,
+                "budget": block.budget,
+                "left_out": block.left_out,
+                "text": block.text,
+                "evidence": [e.model_dump(mode="json") for e in block.included],
+            }
+        )
+        return
+    if explain:
+        _trace(retrieval)
+    sys.stdout.write(block.text + "\n")
+    err.print(
+        f"~{block.tokens} of {block.budget} tokens, {len(block.included)} blocks"
+        + (f", {block.left_out} left out" if block.left_out else "")
+    )
+
+
+@app.command("ask")
+@friendly
+def ask(
+    ctx: typer.Context,
+    question: QuestionArg,
+    group: GroupOpt = None,
+    llm: LLMOpt = None,
+    k: Annotated[int, typer.Option("--k", "-k", help="Evidence to use.", min=1)] = 10,
+    as_json: JsonOpt = False,
+    explain: ExplainOpt = False,
+) -> None:
+    """Answer a question from memory (LLM when configured, else an extractive answer)."""
+    with _memory(ctx, group, llm) as mem:
+        answer = mem.ask(question, k=k)
+    if as_json:
+        _print_json(answer.model_dump(mode="json", exclude=set() if explain else {"trace"}))
+        return
+    if explain:
+        for step in answer.trace:
+            err.print(
+                f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {step.detail}"
+            )
+    out.print(f"[bold]Q:[/] {question}")
+    out.print(f"[bold]A:[/] {answer.text}", highlight=False)
+    cited = ", ".join(e.turn_source_id or "?" for e in answer.evidence[:5])
+    out.print(f"[dim]evidence: {cited}[/]")
+
+
 if __name__ == "__main__":  # python -m cogmem.cli
     app()

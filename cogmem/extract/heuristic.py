@@ -27,7 +27,7 @@ from cogmem.extract.lexicon import (
     VERBISH,
 )
 from cogmem.models import ExtractedRecord, Extraction, RecordType, TimeRange, Turn
-from cogmem.temporal import find_time_expressions, infer_tense
+from cogmem.temporal import TimeMention, find_time_expressions, infer_tense
 
 SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)")
 WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -210,6 +210,19 @@ def third_person(sentence: str, speaker: str, addressee: str | None) -> str:
     return s.strip()
 
 
+_STRONG_TIME = re.compile(
+    r"\d|yesterday|today|tonight|tomorrow|ago|last|next|this|past|week|month|year|"
+    r"since|before|after|recently|lately",
+    re.IGNORECASE,
+)
+
+
+def _weak_mention(mention: TimeMention) -> tuple[bool, int]:
+    """Sort key: explicit or relative mentions first ("yesterday", "last May"), then bare
+    names ("the Saturday hiking club" is rarely a date), each in order of appearance."""
+    return (_STRONG_TIME.search(mention.text) is None, mention.start)
+
+
 def describe_time(tr: TimeRange) -> str:
     """A short human rendering of a resolved time range."""
     start = tr.start
@@ -376,7 +389,7 @@ class HeuristicExtractor:
         if turn.at is not None:
             mentions = find_time_expressions(s, turn.at, tense)
             if mentions:
-                time = mentions[0].range
+                time = min(mentions, key=_weak_mention).range
         concepts = [c.name for c in self._concepts(s, ctx) if c.name][:5]
         persons = [speaker]
         content = third_person(s, speaker, addressee)

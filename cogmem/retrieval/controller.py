@@ -311,6 +311,8 @@ class Controller:
         by_pos = {(s.conversation_id, s.idx): s for s in scores.values() if s.idx is not None}
         speakers = {e.name for e in plan.entities}
         only = next(iter(speakers)) if len(speakers) == 1 else None
+        if plan.intent in ("opinion", "update") and plan.opinion_source:
+            only = plan.opinion_source  # an opinion is its holder's own words
         for s in scores.values():
             prev = by_pos.get((s.conversation_id, (s.idx or 0) - 1)) if s.idx is not None else None
             foll = by_pos.get((s.conversation_id, (s.idx or 0) + 1)) if s.idx is not None else None
@@ -334,9 +336,12 @@ class Controller:
     @staticmethod
     def _admissible(plan: Plan, rec: Candidate | GroundedRecord, subject: str | None) -> bool:
         """Opinions are not records: outside opinion questions, another speaker's claim
-        about the subject never counts as the subject's record."""
-        if rec.type != "Claim" or plan.intent in ("opinion", "update"):
+        about the subject never counts as the subject's record; in opinion questions only
+        the holder's claims count."""
+        if rec.type != "Claim":
             return True
+        if plan.intent in ("opinion", "update"):
+            return plan.opinion_source is None or rec.source in (None, plan.opinion_source)
         return subject is None or rec.source in (None, subject)
 
     @staticmethod

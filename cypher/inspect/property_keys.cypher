@@ -1,0 +1,3 @@
+// Every property key the database has ever seen.
+CALL db.propertyKeys() YIELD propertyKey
+RETURN collect(propertyKey) AS keys

@@ -1,0 +1,230 @@
+"""Ingest against the real server with the real offline embedder."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from cogmem.api import Memory
+from cogmem.config import Settings
+from cogmem.ingest import Ingestor
+from cogmem.readers import ReaderError, read_file
+from cogmem.store import Store
+
+pytestmark = pytest.mark.integration
+
+HOSTILE = "'}) DETACH DELETE n // MATCH (m) SET m.x = 1"
+
+
+def locomo_sample(sample_id: str = "t-1") -> dict:
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": "Melanie",
+            "speaker_b": "Caroline",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D1:1",
+                    "text": "Hey Caroline! I went to a pottery class yesterday and loved it.",
+                },
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:2",
+                    "text": (
+                        "Thanks, Mel! You're so brave for trying new things. I think Jon is lazy."
+                    ),
+                },
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D1:3",
+                    "text": "We decided to paint the kitchen together next month.",
+                    "blip_caption": "a photo of a blue kitchen",
+                    "img_url": ["http://x/y.jpg"],
+                },
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:4",
+                    "text": "Remember to buy the blue paint. I'll call the shop tomorrow.",
+                },
+            ],
+            "session_2_date_time": "10:00 am on 20 May, 2023",
+            "session_2": [
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D2:1",
+                    "text": "I realized that painting calms me down. I love painting.",
+                },
+                {"speaker": "Caroline", "dia_id": "D2:2", "text": HOSTILE},
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D2:3",
+                    "text": "The budget for the trip is 500 dollars, booked for Lisbon in June.",
+                },
+                {"speaker": "Caroline", "dia_id": "D2:4", "text": "Ünïcødé ✓ 日本語 — “quotes”"},
+            ],
+        },
+        "qa": [],
+    }
+
+
+@pytest.fixture
+def mem(neo4j_settings: Settings, store: Store, group: str) -> Memory:
+    return Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
+
+
+def write(tmp_path: Path, data: object, name: str = "conv.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def memory_rows(mem: Memory) -> list[dict]:
+    return mem.store.read("inspect/records_with_turns", group=mem.group)
+
+
+def test_ingest_builds_a_provenance_graph(mem: Memory, tmp_path: Path) -> None:
+    summary = mem.ingest(write(tmp_path, [locomo_sample()]))
+    assert summary.format == "locomo"
+    assert summary.turns == 8
+    assert summary.dropped == 0
+    counts = mem.counts()
+    assert counts["labels"]["Turn"] == 8
+    assert counts["labels"]["Session"] == 2
+    assert counts["labels"]["Conversation"] == 1
+    assert counts["relationships"]["NEXT"] == 7
+    for label in ("Person", "Event", "Fact", "Claim", "Decision", "Todo", "Reminder", "Insight"):
+        assert counts["labels"].get(label, 0) > 0, label
+    persons = {r["name"] for r in mem.store.read("operators/entities", group=mem.group)}
+    assert {"Melanie", "Caroline"} <= persons
+    rows = memory_rows(mem)
+    assert rows, "no records"
+    for row in rows:
+        assert row["turn_texts"], f"{row['type']} {row['id']} has no EVIDENCED_BY edge"
+        if row["quote"] is not None and row["type"] not in ("Person", "Concept"):
+            assert any(row["quote"] in text for text in row["turn_texts"]), row
+
+
+def test_turns_keep_text_speaker_time_and_source_id(mem: Memory, tmp_path: Path) -> None:
+    mem.ingest(write(tmp_path, [locomo_sample()]))
+    turns = {t["source_id"]: t for t in mem.store.read("inspect/turns", group=mem.group)}
+    assert turns["D2:2"]["text"] == HOSTILE  # stored verbatim, harmless
+    assert turns["D2:4"]["text"] == "Ünïcødé ✓ 日本語 — “quotes”"
+    assert turns["D1:3"]["caption"] == "a photo of a blue kitchen"
+    assert "a photo of a blue kitchen" in turns["D1:3"]["full_text"]
+    assert turns["D1:1"]["speaker"] == "Melanie"
+    assert turns["D1:1"]["at"] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert turns["D2:1"]["at"] == datetime(2023, 5, 20, 10, 0, tzinfo=UTC)
+    # the hostile text did not run: no node ever got an x property
+    assert "x" not in mem.store.read("inspect/property_keys")[0]["keys"]
+
+
+def test_relative_dates_are_resolved_against_the_turn(mem: Memory, tmp_path: Path) -> None:
+    mem.ingest(write(tmp_path, [locomo_sample()]))
+    events = [r for r in memory_rows(mem) if r["type"] == "Event" and r["time_text"]]
+    pottery = next(r for r in events if "pottery" in r["quote"])
+    assert pottery["time_text"] == "yesterday"
+    assert pottery["time_start"] == datetime(2023, 5, 7, tzinfo=UTC)
+    assert pottery["time_end"] == datetime(2023, 5, 8, tzinfo=UTC)
+
+
+def test_alias_and_claims_keep_their_speaker(mem: Memory, tmp_path: Path) -> None:
+    mem.ingest(write(tmp_path, [locomo_sample()]))
+    persons = {r["name"]: r for r in mem.store.read("operators/entities", group=mem.group)}
+    assert "Mel" not in persons  # "Thanks, Mel!" resolved to Melanie
+    assert "Mel" in persons["Melanie"]["aliases"]
+    claims = [r for r in memory_rows(mem) if r["type"] == "Claim"]
+    brave = next(c for c in claims if "brave" in c["quote"])
+    assert brave["source"] == "Caroline" and brave["target"] == "Melanie"
+    lazy = next(c for c in claims if "lazy" in c["quote"])
+    assert lazy["source"] == "Caroline" and lazy["target"] == "Jon"
+
+
+def test_reingest_changes_nothing(mem: Memory, tmp_path: Path) -> None:
+    path = write(tmp_path, [locomo_sample()])
+    mem.ingest(path)
+    first = mem.counts()
+    mem.ingest(path)
+    assert mem.counts() == first
+
+
+def test_interrupted_ingest_is_completed_by_a_rerun(
+    mem: Memory, tmp_path: Path, neo4j_settings: Settings, store: Store
+) -> None:
+    path = write(tmp_path, [locomo_sample()])
+    clean = mem.for_group(mem.group + "-clean")
+    try:
+        clean.ingest(path)
+        expected = clean.counts()
+    finally:
+        clean.forget()
+
+    calls = {"n": 0}
+    original = store.write_many
+
+    def failing(steps):  # the second batch dies mid-ingest
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("simulated crash")
+        return original(steps)
+
+    conversations = read_file(path).conversations
+    ingestor = Ingestor(store, mem.embedder, mem.extractor, mem.group, batch_size=4)
+    store.write_many = failing  # type: ignore[method-assign]
+    try:
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            ingestor.ingest(conversations)
+    finally:
+        store.write_many = original  # type: ignore[method-assign]
+    complete = mem.store.read("inspect/conversations", group=mem.group)
+    assert [c["complete"] for c in complete] == [False]
+    assert mem.counts() != expected
+    mem.ingest(path)
+    assert mem.counts() == expected
+    assert [c["complete"] for c in mem.store.read("inspect/conversations", group=mem.group)] == [
+        True
+    ]
+
+
+def test_malformed_file_writes_nothing(mem: Memory, tmp_path: Path) -> None:
+    bad = [
+        locomo_sample(),
+        {"sample_id": "broken", "conversation": {"speaker_a": "A", "session_1": "oops"}},
+    ]
+    with pytest.raises(ReaderError) as info:
+        mem.ingest(write(tmp_path, bad))
+    assert "conv.json" in str(info.value)
+    assert mem.counts()["nodes"] == 0
+
+
+def test_jsonl_huge_and_empty_turns(mem: Memory, tmp_path: Path) -> None:
+    big = "word " * 20_000  # 100k characters
+    lines = [
+        {"conversation": "c", "speaker": "ann", "text": big, "timestamp": "2024-01-02T10:00:00"},
+        {"conversation": "c", "speaker": "bob", "text": "", "timestamp": "2024-01-02T10:01:00"},
+        {"conversation": "c", "role": "assistant", "content": "Noted, I'll remember it."},
+    ]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    summary = mem.ingest(path)
+    assert summary.format == "jsonl"
+    assert summary.skipped_turns == 1  # the empty one, counted, not stored
+    turns = mem.store.read("inspect/turns", group=mem.group)
+    assert len(turns) == 2
+    assert any(t["text"] == big for t in turns)
+
+
+def test_add_turn_appends_a_live_chat(mem: Memory) -> None:
+    at = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
+    mem.add_turn(speaker="Ann", text="I adopted a cat named Miso last week.", at=at)
+    mem.add_turn(speaker="Bob", text="Congrats, Ann! Cats are great.", at=at)
+    counts = mem.counts()
+    assert counts["labels"]["Turn"] == 2
+    assert counts["relationships"]["NEXT"] == 1
+    event = next(r for r in memory_rows(mem) if r["type"] == "Event")
+    assert event["time_text"] == "last week"
+    assert event["time_start"] == datetime(2024, 1, 22, tzinfo=UTC)

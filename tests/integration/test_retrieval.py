@@ -1,0 +1,198 @@
+"""Operators, controller and answers against the real server on small hand-built graphs."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from cogmem.api import Memory
+from cogmem.config import Settings
+from cogmem.models import TimeRange
+from cogmem.retrieval.operators import MAX_PER_HOP, Operators
+from cogmem.store import Store
+
+pytestmark = pytest.mark.integration
+
+
+def chat(tmp_path: Path, sessions: list[tuple[str, list[tuple[str, str]]]]) -> Path:
+    """A JSONL chat: sessions of (ISO time, [(speaker, text), …])."""
+    lines = []
+    for n, (when, turns) in enumerate(sessions, 1):
+        for speaker, text in turns:
+            lines.append(
+                json.dumps(
+                    {
+                        "conversation": "c1",
+                        "session": str(n),
+                        "speaker": speaker,
+                        "text": text,
+                        "timestamp": when,
+                    }
+                )
+            )
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def mem(neo4j_settings: Settings, store: Store, group: str) -> Memory:
+    return Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
+
+
+@pytest.fixture
+def hikers(mem: Memory, tmp_path: Path) -> Memory:
+    mem.ingest(
+        chat(
+            tmp_path,
+            [
+                (
+                    "2023-06-05T10:00:00Z",
+                    [
+                        ("Alice", "I ran a marathon in Boston last week. It took me four hours."),
+                        (
+                            "Bob",
+                            "Honestly Alice is reckless, running marathons with a bad knee "
+                            "is dangerous.",
+                        ),
+                        ("Alice", "I love hiking in the Alps, it clears my head."),
+                        ("Bob", "I love hiking too, especially in the Alps in autumn."),
+                    ],
+                ),
+                (
+                    "2023-07-20T18:00:00Z",
+                    [
+                        ("Alice", "We decided to move the book club to Thursdays."),
+                        ("Bob", "I adopted a dog called Pixel yesterday."),
+                        ("Alice", "I think Bob is a wonderful dad to that dog."),
+                        (
+                            "Bob",
+                            "I started learning the cello in spring and I practise every morning.",
+                        ),
+                    ],
+                ),
+            ],
+        )
+    )
+    return mem
+
+
+def _types(evidence: list) -> list[str]:
+    return [e.type for e in evidence]
+
+
+def test_anchor_fuses_lexical_and_vector_and_caps_at_15(hikers: Memory) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    q = "Who adopted a dog?"
+    result = ops.anchor(q, hikers.embedder.embed_query(q))
+    assert 0 < len(result.entries) <= 15
+    for cand in result.entries:
+        assert cand.score == pytest.approx(0.3 * cand.fuzzy + 0.7 * cand.vector)
+    assert result.entries == sorted(result.entries, key=lambda c: c.score, reverse=True)
+    top = result.entries[0]
+    assert "dog" in (top.content or top.name or "").lower()
+    assert any("Pixel" in (t.content or "") for t in result.turns)
+
+
+def test_anchor_widens_the_types_when_a_typed_search_finds_nothing(hikers: Memory) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    q = "cello practice"
+    typed = ops.anchor(q, hikers.embedder.embed_query(q), types=["Todo"])
+    assert typed.widened and typed.types is None
+    assert any(c.type in ("Event", "Fact") for c in typed.entries)
+    found = ops.anchor(q, hikers.embedder.embed_query(q), types=["Event", "Fact"])
+    assert not found.widened
+
+
+def test_traverse_filters_by_time_window_and_limits_hops(hikers: Memory) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    persons = {p["name"]: p["id"] for p in ops.persons()}
+    vec = hikers.embedder.embed_query("what did Bob do")
+    july = TimeRange(
+        start=datetime(2023, 7, 1, tzinfo=UTC),
+        end=datetime(2023, 8, 1, tzinfo=UTC),
+        granularity="month",
+        text="in July 2023",
+    )
+    in_july = ops.traverse([persons["Bob"]], vec, ("PARTICIPATED_IN", "HAS_FACT"), window=july)
+    assert in_july, "Bob did things in July"
+    for cand in in_july:
+        when = cand.time_start or cand.at
+        assert when is not None and july.start <= when < july.end
+    everything = ops.traverse([persons["Bob"]], vec, ("PARTICIPATED_IN", "HAS_FACT"))
+    assert len(everything) > len(in_july)
+    deep = ops.traverse([persons["Bob"]], vec, depth=5, per_node=100)
+    assert all(len(c.path) <= 2 for c in deep)  # depth is capped at 2
+    per_first_hop = [c for c in deep if len(c.path) == 1]
+    assert len(per_first_hop) <= MAX_PER_HOP
+
+
+def test_intersect_finds_what_two_people_share(hikers: Memory) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    persons = {p["name"]: p["id"] for p in ops.persons()}
+    shared = ops.intersect(
+        [persons["Alice"], persons["Bob"]],
+        hikers.embedder.embed_query("What do Alice and Bob both like?"),
+    )
+    names = [s.name for s in shared]
+    assert any("hiking" in n or "alps" in n.lower() for n in names), names
+    item = next(s for s in shared if "hiking" in s.name or "alps" in s.name.lower())
+    assert set(item.links) == {persons["Alice"], persons["Bob"]}
+
+
+def test_ground_returns_the_verbatim_turn_and_neighbours(hikers: Memory) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    rows = hikers.store.read("inspect/records_with_turns", group=hikers.group)
+    decision = next(r for r in rows if r["type"] == "Decision")
+    grounded = ops.ground([decision["id"]], window=1)
+    own = [g for g in grounded if g.offset == 0]
+    assert [g.text for g in own] == ["We decided to move the book club to Thursdays."]
+    assert {g.offset for g in grounded} <= {-1, 0, 1} and len(grounded) >= 2
+
+
+def test_opinions_are_not_records(hikers: Memory) -> None:
+    # What Alice did: her own Event, never Bob's opinion about her.
+    did = hikers.search("What did Alice do last week?", k=5)
+    assert did[0].speaker == "Alice" and "marathon" in (did[0].turn_text or "")
+    assert all(not (e.type == "Claim" and e.speaker == "Bob") for e in did)
+    # What Bob thinks of Alice: Bob's claim about her comes first.
+    thinks = hikers.retrieve("What does Bob think of Alice?", k=5)
+    assert thinks.plan.intent == "opinion"
+    first = thinks.evidence[0]
+    assert first.type == "Claim" and first.speaker == "Bob" and "reckless" in (first.quote or "")
+
+
+def test_search_trace_and_time_window(hikers: Memory) -> None:
+    result = hikers.retrieve("When did Bob adopt a dog?", k=5)
+    assert result.plan.intent == "temporal"
+    operators = [s.operator for s in result.trace]
+    assert operators[:3] == ["entities", "route", "anchor"]
+    assert (
+        len(
+            [
+                s
+                for s in result.trace
+                if s.operator not in ("entities", "route", "anchor", "sufficiency")
+            ]
+        )
+        <= 5
+    )
+    top = result.evidence[0]
+    assert "Pixel" in (top.turn_text or "")
+    assert top.time_start == datetime(2023, 7, 19, tzinfo=UTC)  # "yesterday", resolved
+
+
+def test_context_packs_under_the_budget_and_ask_answers_offline(hikers: Memory) -> None:
+    from cogmem.answer import estimate_tokens
+
+    small = hikers.context_block("What does Alice love?", budget_tokens=60)
+    assert small.tokens <= 60 and estimate_tokens(small.text) <= 60
+    big = hikers.context_block("What does Alice love?", budget_tokens=4000)
+    assert len(big.included) >= len(small.included)
+    assert "quote:" in big.text and "turn" in big.text
+    answer = hikers.ask("When did Bob adopt a dog?")
+    assert "19 July 2023" in answer.text
+    assert answer.evidence and answer.trace

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cogmem.llm import LLMClient
+from cogmem.retrieval.router import EntityRef, LLMRouter, RuleRouter
+from tests.llm_server import ScriptedLLMServer, settings_for
+
+pytestmark = pytest.mark.unit
+
+PERSONS = [
+    EntityRef(name="Caroline", id="c"),
+    EntityRef(name="Melanie", id="m"),
+    EntityRef(name="Melanie", id="m", mention="Mel"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("When did Caroline go to the LGBTQ support group?", "temporal"),
+        ("How long ago was Caroline's 18th birthday?", "temporal"),
+        ("What did Melanie do in May 2023?", "temporal"),
+        ("What does Melanie think of Caroline?", "opinion"),
+        ("How does Caroline feel about Melanie's painting?", "opinion"),
+        ("Does Melanie still go running?", "update"),
+        ("What activities does Melanie partake in?", "multi-hop"),
+        ("What do Caroline and Melanie both like?", "multi-hop"),
+        ("Would Caroline likely enjoy a national park?", "open"),
+        ("What did Caroline research?", "single-hop"),
+    ],
+)
+def test_rule_router_intents(question: str, intent: str) -> None:
+    assert RuleRouter().plan(question, PERSONS).intent == intent
+
+
+def test_rule_router_entities_window_and_types() -> None:
+    plan = RuleRouter().plan("What did Mel tell Caroline in May 2023?", PERSONS)
+    assert [e.name for e in plan.entities] == ["Melanie", "Caroline"]
+    assert plan.entities[0].mention == "Mel"
+    assert plan.window is not None and plan.window.start.month == 5 and plan.window.end.month == 6
+    opinion = RuleRouter().plan("What does Melanie think of Caroline?", PERSONS)
+    assert (opinion.opinion_source, opinion.opinion_target) == ("Melanie", "Caroline")
+    assert opinion.node_types == ["Claim"]
+    both = RuleRouter().plan("What do Caroline and Melanie both like?", PERSONS)
+    assert both.wants_both
+    why = RuleRouter().plan("Why was the oven ordered early?", PERSONS)
+    assert why.wants_cause
+
+
+def test_hostile_questions_are_plain_keywords() -> None:
+    plan = RuleRouter().plan("') MATCH (n) DETACH DELETE n // AND OR NOT *:*", PERSONS)
+    assert "detach" in plan.keywords and plan.intent == "single-hop"
+
+
+def test_llm_router_uses_the_llm_plan(llm_server: ScriptedLLMServer) -> None:
+    llm_server.reply(
+        json.dumps(
+            {
+                "intent": "opinion",
+                "entities": ["melanie", "Caroline", "Nobody"],
+                "opinion_source": "Melanie",
+                "opinion_target": "Caroline",
+                "time_expression": "in June 2023",
+                "node_types": ["Claim"],
+            }
+        )
+    )
+    router = LLMRouter(LLMClient(settings_for(llm_server), backoff_base_s=0.01))
+    plan = router.plan("Is Mel's view of her any different lately?", PERSONS)
+    assert plan.router == "llm" and plan.intent == "opinion"
+    assert [e.name for e in plan.entities] == ["Melanie", "Caroline"]  # unknown names dropped
+    assert plan.opinion_source == "Melanie"
+    assert plan.window is not None and plan.window.start.month == 6
+    request = llm_server.chat_requests[0]
+    assert request.json["response_format"]["type"] == "json_schema"
+    assert "Caroline" in request.message("user")
+
+
+def test_llm_router_falls_back_to_rules(llm_server: ScriptedLLMServer) -> None:
+    llm_server.garbage().garbage().garbage()
+    router = LLMRouter(LLMClient(settings_for(llm_server, llm_max_retries=2), backoff_base_s=0.01))
+    plan = router.plan("When did Caroline go to the support group?", PERSONS)
+    assert plan.router == "rules" and plan.intent == "temporal"
+    assert router.failures == 1
