@@ -502,5 +502,18 @@ def ask(
     out.print(f"[dim]evidence: {cited}[/]")
 
 
+
+def _register_command_modules() -> None:
+    import importlib
+
+    from cogmem.commands import MODULES
+
+    for name in MODULES:
+        importlib.import_module(f"cogmem.commands.{name}").register(app)
+
+
+_register_command_modules()
+
+
 if __name__ == "__main__":  # python -m cogmem.cli
     app()
