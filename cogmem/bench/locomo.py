@@ -1,0 +1,258 @@
+"""LoCoMo retrieval benchmark: evidence recall@k and AllHit@k per question category, for
+cogmem and for flat baselines over turns, measured in the same run.
+
+Each conversation is ingested into its own group. For cogmem the ranking is the source-turn
+ids of ``Memory.search(q, k)``'s Evidence, in rank order, deduplicated. Malformed evidence
+ids ("D8:6; D9:17", "D:11:26", "D30:05") are normalised; ids that point at no turn are
+dropped; both are counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from cogmem.bench.baselines import FlatBaselines
+from cogmem.graph import short_date
+from cogmem.models import Conversation
+from cogmem.readers import read_file
+
+KS = (5, 10, 25)
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+_EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+class Question(BaseModel):
+    conversation: str
+    question: str
+    category: int
+    evidence: list[str]
+
+
+class EvidenceStats(BaseModel):
+    normalised: int = 0
+    dropped: int = 0
+    questions_without_evidence: int = 0
+
+
+def normalise_evidence(raw: list[Any], turn_ids: set[str], stats: EvidenceStats) -> list[str]:
+    """Evidence ids as turn ids that exist, in order, without duplicates."""
+    out: list[str] = []
+    for item in raw:
+        for part in re.split(r"[;,\s]+", str(item)):
+            if not part:
+                continue
+            m = _EVIDENCE.fullmatch(part.strip())
+            if m is None:
+                stats.dropped += 1
+                continue
+            fixed = f"D{int(m.group(1))}:{int(m.group(2))}"
+            if fixed != part:
+                stats.normalised += 1
+            if fixed not in turn_ids:
+                stats.dropped += 1
+                continue
+            if fixed not in out:
+                out.append(fixed)
+    return out
+
+
+def load_questions(
+    path: Path, conversations: list[Conversation], categories: set[int], stats: EvidenceStats
+) -> list[Question]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    samples = data if isinstance(data, list) else [data]
+    turn_ids = {c.id: {t.source_id for t in c.turns} for c in conversations}
+    questions = []
+    for sample in samples:
+        cid = str(sample.get("sample_id"))
+        for qa in sample.get("qa", []):
+            category = int(qa.get("category", 0))
+            if category not in categories or cid not in turn_ids:
+                continue
+            evidence = normalise_evidence(qa.get("evidence") or [], turn_ids[cid], stats)
+            if not evidence:
+                stats.questions_without_evidence += 1
+                continue
+            questions.append(
+                Question(
+                    conversation=cid,
+                    question=str(qa["question"]),
+                    category=category,
+                    evidence=evidence,
+                )
+            )
+    return questions
+
+
+class Scores(BaseModel):
+    """Recall@k and AllHit@k for one system, overall (category 0) and per category."""
+
+    recall: dict[int, dict[int, float]] = Field(default_factory=dict)
+    all_hit: dict[int, dict[int, float]] = Field(default_factory=dict)
+    questions: dict[int, int] = Field(default_factory=dict)
+
+
+def score(rankings: list[tuple[Question, list[str]]]) -> Scores:
+    recall: dict[int, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    hits: dict[int, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for q, ranked in rankings:
+        seen = list(dict.fromkeys(ranked))
+        for k in KS:
+            top = set(seen[:k])
+            found = sum(e in top for e in q.evidence)
+            for cat in (0, q.category):
+                recall[cat][k].append(found / len(q.evidence))
+                hits[cat][k].append(float(found == len(q.evidence)))
+    mean = statistics.fmean
+    return Scores(
+        recall={c: {k: 100 * mean(v) for k, v in ks.items()} for c, ks in recall.items()},
+        all_hit={c: {k: 100 * mean(v) for k, v in ks.items()} for c, ks in hits.items()},
+        questions={c: len(ks[KS[0]]) for c, ks in recall.items()},
+    )
+
+
+class LocomoReport(BaseModel):
+    path: str
+    conversations: int
+    turns: int
+    questions: int
+    categories: list[int]
+    evidence: EvidenceStats
+    ingest_seconds: float
+    ingest_turns_per_s: float
+    search_p50_ms: float
+    search_p95_ms: float
+    baseline_p50_ms: float
+    systems: dict[str, Scores]
+    embedder: str
+    extractor: str
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def run_locomo(
+    memory: Any,
+    path: Path,
+    samples: set[str] | None = None,
+    categories: set[int] | None = None,
+    group_prefix: str = "bench-locomo",
+    reuse: bool = False,
+    keep: bool = False,
+    log: Callable[[str], None] = print,
+) -> LocomoReport:
+    """Ingest, search and score. ``memory`` is a connected :class:`cogmem.api.Memory`."""
+    categories = categories or {1, 2, 3, 4}
+    result = read_file(path, "locomo")
+    conversations = [c for c in result.conversations if not samples or c.id in samples]
+    stats = EvidenceStats()
+    questions = load_questions(path, conversations, categories, stats)
+    by_conv: dict[str, list[Question]] = defaultdict(list)
+    for q in questions:
+        by_conv[q.conversation].append(q)
+
+    systems: dict[str, list[tuple[Question, list[str]]]] = defaultdict(list)
+    ingest_seconds = 0.0
+    turns = 0
+    latencies: list[float] = []
+    base_latencies: list[float] = []
+    embedder = memory.embedder
+    for conv in conversations:
+        mem = memory.for_group(f"{group_prefix}-{conv.id}")
+        turns += len(conv.turns)
+        if not reuse:
+            mem.forget()
+            log(f"ingesting {conv.id}: {len(conv.turns)} turns")
+            summary = mem.ingest_conversations([conv], fmt="locomo")
+            ingest_seconds += summary.seconds
+        texts = [f"{t.speaker}: {t.full_text}" for t in conv.turns]
+        dated = [f"{short_date(t.at)} {text}" for t, text in zip(conv.turns, texts, strict=True)]
+        ids = [t.source_id for t in conv.turns]
+        flat = FlatBaselines(texts, dated, embedder.embed)
+        log(f"searching {len(by_conv[conv.id])} questions of {conv.id}")
+        for q in by_conv[conv.id]:
+            started = time.perf_counter()
+            evidence = mem.search(q.question, k=max(KS))
+            latencies.append(time.perf_counter() - started)
+            systems["cogmem"].append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
+            started = time.perf_counter()
+            qvec = embedder.embed_query(q.question)
+            for name, order in flat.rankings(q.question, qvec).items():
+                systems[name].append((q, [ids[i] for i in order[: max(KS)]]))
+            base_latencies.append(time.perf_counter() - started)
+        if not keep and not reuse:
+            mem.forget()
+    return LocomoReport(
+        path=str(path),
+        conversations=len(conversations),
+        turns=turns,
+        questions=len(questions),
+        categories=sorted(categories),
+        evidence=stats,
+        ingest_seconds=round(ingest_seconds, 2),
+        ingest_turns_per_s=round(turns / ingest_seconds, 1) if ingest_seconds else 0.0,
+        search_p50_ms=round(1000 * _percentile(latencies, 0.5), 1),
+        search_p95_ms=round(1000 * _percentile(latencies, 0.95), 1),
+        baseline_p50_ms=round(1000 * _percentile(base_latencies, 0.5), 1),
+        systems={name: score(r) for name, r in systems.items()},
+        embedder=embedder.name,
+        extractor=memory.extractor.name,
+    )
+
+
+def markdown(report: LocomoReport) -> str:
+    cats = report.categories
+    best_flat = max(
+        (n for n in report.systems if n != "cogmem"), key=lambda n: report.systems[n].recall[0][10]
+    )
+    head = (
+        "| system | R@5 | R@10 | R@25 | AllHit@10 | "
+        + " | ".join(f"R@10 cat {c} ({CATEGORY_NAMES.get(c, c)})" for c in cats)
+        + " | multi-hop AllHit@10 |"
+    )
+    lines = [head, "|" + "---|" * (6 + len(cats))]
+    order = ["cogmem", *sorted(n for n in report.systems if n != "cogmem")]
+    for name in order:
+        s = report.systems[name]
+        cells = [f"{s.recall[0][k]:.1f}" for k in KS] + [f"{s.all_hit[0][10]:.1f}"]
+        cells += [f"{s.recall.get(c, {}).get(10, 0.0):.1f}" for c in cats]
+        cells.append(f"{s.all_hit.get(1, {}).get(10, 0.0):.1f}" if 1 in cats else "—")
+        label = f"**{name}**" if name == "cogmem" else name
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    cog = report.systems["cogmem"].recall[0][10]
+    flat = report.systems[best_flat].recall[0][10]
+    lines += [
+        "",
+        f"cogmem R@10 {cog:.1f} vs best flat baseline in this run ({best_flat}) {flat:.1f}: "
+        f"{cog - flat:+.1f} points ({cog / flat:.2f}×).",
+        f"Questions: {report.questions} (categories {cats}; per category "
+        + ", ".join(f"{c}: {report.systems['cogmem'].questions.get(c, 0)}" for c in cats)
+        + f"). Evidence ids normalised: {report.evidence.normalised}, dropped: "
+        f"{report.evidence.dropped}, questions left without evidence: "
+        f"{report.evidence.questions_without_evidence}.",
+        f"Ingest: {report.turns} turns in {report.ingest_seconds:.1f}s "
+        f"({report.ingest_turns_per_s:.1f} turns/s, extractor {report.extractor}, embedder "
+        f"{report.embedder}). Search latency p50 {report.search_p50_ms:.0f} ms, p95 "
+        f"{report.search_p95_ms:.0f} ms (all flat baselines together: p50 "
+        f"{report.baseline_p50_ms:.0f} ms).",
+    ]
+    return "\n".join(lines)

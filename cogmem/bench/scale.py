@@ -1,0 +1,322 @@
+"""Scale benchmark: synthetic memories of growing size (10k, 100k, optionally 1M records).
+
+At each size it reports ingest throughput, p50/p95 latency of each operator and of the
+end-to-end search, the store's size on disk (when cogmem runs the server itself), the
+process's peak memory, and the query plans of the index-backed statements — search must
+go through the vector and fulltext indexes, not scan every node.
+
+Turns are generated from templates and go through the real ingest path (heuristic
+extractor, batched MERGE writes). The neural embedder is swapped for a deterministic
+hashing embedder: this benchmark measures the database side at scale; the embedder's own
+throughput is measured by the ingest and LoCoMo benchmarks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import resource
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from cogmem.bench.common import percentile
+from cogmem.extract import HeuristicExtractor
+from cogmem.ingest import Ingestor
+from cogmem.models import Conversation, Turn
+from cogmem.retrieval.controller import Controller
+from cogmem.retrieval.operators import Operators
+from cogmem.store import Store
+
+PEOPLE = [
+    "Avery",
+    "Blake",
+    "Casey",
+    "Devon",
+    "Emery",
+    "Finley",
+    "Harper",
+    "Jordan",
+    "Kai",
+    "Logan",
+    "Morgan",
+    "Quinn",
+    "Riley",
+    "Sage",
+    "Taylor",
+    "Rowan",
+]
+THINGS = [
+    "pottery class",
+    "marathon",
+    "chess club",
+    "guitar lessons",
+    "garden",
+    "kayak trip",
+    "bakery",
+    "book club",
+    "hiking trail",
+    "photography course",
+    "coding bootcamp",
+    "jazz concert",
+    "climbing gym",
+    "farmers market",
+    "museum visit",
+    "yoga retreat",
+    "science fair",
+    "camping weekend",
+    "cooking class",
+    "volunteer shift",
+]
+WHEN = [
+    "yesterday",
+    "last week",
+    "two days ago",
+    "last month",
+    "on Saturday",
+    "this morning",
+    "last year",
+    "next week",
+    "in June",
+    "a few days ago",
+]
+TEMPLATES = [
+    "I went to the {thing} {when} and it was great.",
+    "We decided to sign up for the {thing} together.",
+    "Honestly I think {person} is amazing at the {thing}.",
+    "I love the {thing}, it helps me relax after work.",
+    "Remember to book the {thing} before Friday.",
+    "I realized that the {thing} makes me happier than I expected.",
+    "{person} and I joined the {thing} {when}.",
+    "I'll call {person} about the {thing} tomorrow.",
+    "The {thing} costs 40 dollars for {n} sessions.",
+]
+QUESTIONS = [
+    "When did {person} go to the {thing}?",
+    "What does {person} think of the {thing}?",
+    "What did {person} decide about the {thing}?",
+    "What do {person} and {other} both like?",
+    "Why did {person} sign up for the {thing}?",
+]
+
+
+class HashingEmbedder:
+    """Deterministic 384-d vectors from hashed words and word pairs (no model)."""
+
+    name = "hashing-384"
+    dimension = 384
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), np.float32)
+        for row, text in enumerate(texts):
+            words = text.lower().split()
+            for feature in words + [a + " " + b for a, b in zip(words, words[1:])]:
+                h = int.from_bytes(
+                    hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little"
+                )
+                out[row, h % self.dimension] += 1.0 if (h >> 32) & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+def synthetic_conversation(index: int, turns: int, rng: random.Random) -> Conversation:
+    a, b = rng.sample(PEOPLE, 2)
+    start = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=rng.randrange(0, 600))
+    out = []
+    for i in range(turns):
+        speaker = a if i % 2 == 0 else b
+        other = b if speaker == a else a
+        text = rng.choice(TEMPLATES).format(
+            thing=rng.choice(THINGS), when=rng.choice(WHEN), person=other, n=rng.randint(2, 12)
+        )
+        session = i // 20 + 1
+        out.append(
+            Turn(
+                conversation=f"syn-{index}",
+                session=str(session),
+                session_index=session,
+                index=i,
+                source_id=f"S{session}:{i}",
+                speaker=speaker,
+                text=text,
+                at=start + timedelta(days=3 * session, minutes=i),
+            )
+        )
+    return Conversation(id=f"syn-{index}", speakers=[a, b], turns=out, source_format="synthetic")
+
+
+class OperatorLatency(BaseModel):
+    p50_ms: float
+    p95_ms: float
+
+
+class SizePoint(BaseModel):
+    records: int
+    turns: int
+    ingest_turns_per_s: float
+    ingest_records_per_s: float
+    latency: dict[str, OperatorLatency]
+    store_mib: float | None
+    peak_rss_mib: float
+
+
+class ScaleReport(BaseModel):
+    sizes: list[SizePoint]
+    plans: dict[str, str]
+    embedder: str
+    queries_per_size: int
+
+
+def _du_mib(path: Path | None) -> float | None:
+    if path is None or not path.exists():
+        return None
+    total = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return round(total / 2**20, 1)
+
+
+def _time(fn: Callable[[], Any], bucket: list[float]) -> Any:
+    started = time.perf_counter()
+    result = fn()
+    bucket.append(time.perf_counter() - started)
+    return result
+
+
+def plan_text(plan: Any, depth: int = 0) -> str:
+    """An executed plan (the driver's profile dict) as an indented operator tree."""
+    if not plan:
+        return ""
+    args = plan.get("args", {})
+    detail = str(args.get("Details", ""))
+    line = (
+        f"{'  ' * depth}{plan.get('operatorType')} rows={plan.get('rows', '?')} "
+        f"dbHits={plan.get('dbHits', '?')}" + (f"  {detail[:120]}" if detail else "")
+    )
+    return "\n".join([line, *(plan_text(c, depth + 1) for c in plan.get("children", []))])
+
+
+def run_scale(
+    store: Store,
+    group: str,
+    sizes: Sequence[int],
+    data_dir: Path | None = None,
+    turns_per_conversation: int = 200,
+    queries: int = 40,
+    seed: int = 7,
+    log: Callable[[str], None] = print,
+) -> ScaleReport:
+    """Grow one group through ``sizes`` (memory records) and measure at each size."""
+    rng = random.Random(seed)
+    embedder = HashingEmbedder()
+    ingestor = Ingestor(store, embedder, HeuristicExtractor(), group, batch_size=200)
+    ops = Operators(store, group)
+    controller = Controller(store, group, embedder)  # type: ignore[arg-type]
+    points: list[SizePoint] = []
+    plans: dict[str, str] = {}
+    conv_index = turns = 0
+    for size in sorted(sizes):
+        ingest_seconds = 0.0
+        grown_turns = 0
+        records_before = _records(store, group)
+        while _records(store, group) < size:
+            conv = synthetic_conversation(conv_index, turns_per_conversation, rng)
+            conv_index += 1
+            started = time.perf_counter()
+            ingestor.ingest([conv])
+            ingest_seconds += time.perf_counter() - started
+            grown_turns += len(conv.turns)
+            if conv_index % 25 == 0:
+                log(f"  {_records(store, group)} records…")
+        turns += grown_turns
+        records = _records(store, group)
+        log(f"size {size}: {records} records, {turns} turns; measuring {queries} queries")
+        store.admin("meta/await_indexes", seconds=600)
+        buckets: dict[str, list[float]] = {
+            k: [] for k in ("anchor", "traverse", "intersect", "ground", "search")
+        }
+        persons = {p["name"]: p["id"] for p in ops.persons()}
+        for _ in range(queries):
+            person, other = rng.sample([p for p in PEOPLE if p in persons] or PEOPLE, 2)
+            question = rng.choice(QUESTIONS).format(
+                person=person, other=other, thing=rng.choice(THINGS)
+            )
+            qvec = embedder.embed_query(question)
+            anchor = _time(lambda q=question, v=qvec: ops.anchor(q, v, pool=100), buckets["anchor"])
+            ids = [persons[person]] if person in persons else []
+            _time(lambda i=ids, v=qvec: ops.traverse(i, v, depth=2), buckets["traverse"])
+            pair = [persons[p] for p in (person, other) if p in persons]
+            _time(lambda i=pair, v=qvec: ops.intersect(i, v), buckets["intersect"])
+            turn_ids = [t.id for t in anchor.turns[:30]]
+            _time(lambda i=turn_ids, v=qvec: ops.ground(i, window=1, vector=v), buckets["ground"])
+            _time(lambda q=question: controller.run(q, k=10), buckets["search"])
+        points.append(
+            SizePoint(
+                records=records,
+                turns=turns,
+                ingest_turns_per_s=round(grown_turns / ingest_seconds, 1)
+                if ingest_seconds
+                else 0.0,
+                ingest_records_per_s=round((records - records_before) / ingest_seconds, 1)
+                if ingest_seconds
+                else 0.0,
+                latency={
+                    k: OperatorLatency(
+                        p50_ms=round(1000 * percentile(v, 0.5), 1),
+                        p95_ms=round(1000 * percentile(v, 0.95), 1),
+                    )
+                    for k, v in buckets.items()
+                },
+                store_mib=_du_mib(data_dir),
+                peak_rss_mib=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            )
+        )
+    plans = _plans(store, group, embedder, ops)
+    return ScaleReport(sizes=points, plans=plans, embedder=embedder.name, queries_per_size=queries)
+
+
+def _records(store: Store, group: str) -> int:
+    return int(store.read("inspect/group_size", group=group)[0]["records"])
+
+
+def _plans(store: Store, group: str, embedder: HashingEmbedder, ops: Operators) -> dict[str, str]:
+    """PROFILE the statements a search runs, at the largest size."""
+    from cogmem.graph import group_key
+    from cogmem.retrieval.lucene import group_query
+
+    q = "When did Avery go to the pottery class?"
+    vec = [float(x) for x in embedder.embed_query(q)]
+    lucene = group_query(group_key(group), ["avery", "pottery", "class"])
+    persons = [p["id"] for p in ops.persons()][:1]
+    calls = {
+        "operators/anchor_vector_memory": dict(
+            vector=vec, k=400, group=group, types=None, limit=100
+        ),
+        "operators/anchor_fulltext_memory": dict(
+            query=lucene, group=group, types=None, limit=100, vector=vec
+        ),
+        "operators/anchor_vector_turn": dict(vector=vec, k=400, group=group, limit=100),
+        "operators/anchor_fulltext_turn": dict(query=lucene, group=group, limit=100, vector=vec),
+        "operators/traverse_hop": dict(
+            ids=persons,
+            group=group,
+            rel_types=["PARTICIPATED_IN", "HAS_FACT"],
+            types=None,
+            start=None,
+            end=None,
+            per_node=15,
+            vector=vec,
+        ),
+    }
+    out = {}
+    for name, params in calls.items():
+        _, profile = store.profile(name, **params)
+        out[name] = plan_text(profile)
+    return out
