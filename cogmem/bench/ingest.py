@@ -170,7 +170,7 @@ def markdown(report: IngestReport) -> str:
         )
     lines += [
         "",
-        f"Extracted records (mentions, before merging entities): "
+        "Extracted records (mentions, before merging entities): "
         + ", ".join(f"{k} {v}" for k, v in sorted(report.extracted.items()))
         + f"; dropped for a quote not in the turn: {report.dropped}.",
     ]

@@ -14,6 +14,7 @@ throughput is measured by the ingest and LoCoMo benchmarks.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 import resource
 import time
@@ -115,7 +116,7 @@ class HashingEmbedder:
         out = np.zeros((len(texts), self.dimension), np.float32)
         for row, text in enumerate(texts):
             words = text.lower().split()
-            for feature in words + [a + " " + b for a, b in zip(words, words[1:])]:
+            for feature in words + [a + " " + b for a, b in itertools.pairwise(words)]:
                 h = int.from_bytes(
                     hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little"
                 )
