@@ -9,6 +9,8 @@ from typing import Any
 
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
 from cogmem.config import Settings, load_settings
+from cogmem.consolidate import ConsolidationReport, ConsolidationSettings
+from cogmem.consolidate import consolidate as run_consolidation
 from cogmem.embed import Embedder, embedder_identity, make_embedder
 from cogmem.extract import Extractor, HeuristicExtractor
 from cogmem.graph import conversation_id
@@ -213,6 +215,16 @@ class Memory:
             evidence=retrieval.evidence,
             trace=retrieval.trace,
             intent=retrieval.plan.intent,
+        )
+
+    # -- consolidation ---------------------------------------------------------------
+    def consolidate(self, dry_run: bool = False, **options: Any) -> ConsolidationReport:
+        """Run the offline rewrites (events → facts, claim reconciliation, CogCanvas links);
+        idempotent; ``dry_run`` reports what would change and writes nothing."""
+        self.ensure_schema()
+        return run_consolidation(
+            self.store, self.group, None if dry_run else self.embedder, self.settings,
+            ConsolidationSettings(**options), dry_run=dry_run,
         )
 
     # -- inspection ------------------------------------------------------------------

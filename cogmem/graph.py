@@ -245,7 +245,6 @@ class GraphBuilder:
                     "turn_id": tid,
                     "turn_source_id": turn.source_id,
                     "conversation_id": self.cid,
-                    "status": "CURRENT" if rec.type is RecordType.CLAIM else None,
                 },
             }
         )

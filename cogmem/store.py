@@ -44,6 +44,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, neo4j_time.Duration):
         return value.iso_format()
     if isinstance(value, list):
+        if value and isinstance(value[0], float | int | str):  # vectors, names: as they are
+            return value
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}

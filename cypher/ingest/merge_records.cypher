@@ -1,10 +1,12 @@
 // Write memory records: (:Memory:<Type>) with EVIDENCED_BY edges to the turns that quote them.
 // The type label comes from a fixed list below; an unknown label writes no label at all.
 // Aliases accumulate (set union), so entity records can be merged batch after batch.
+// A claim's status is set only when it is created: reconciliation owns it afterwards.
 UNWIND $records AS r
 MERGE (m:Memory {id: r.id})
 ON CREATE SET m.created_at = datetime()
 SET m += r.props,
+    m.status = coalesce(m.status, r.status),
     m.aliases = reduce(acc = coalesce(m.aliases, []), a IN r.aliases |
                        CASE WHEN a IN acc THEN acc ELSE acc + a END)
 FOREACH (_ IN CASE WHEN r.label = 'Person' THEN [1] ELSE [] END | SET m:Person)

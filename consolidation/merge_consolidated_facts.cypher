@@ -1,0 +1,28 @@
+// Create or extend consolidated Facts: (:Memory:Fact {consolidated: true}) with
+// (Person)-[:HAS_FACT]->(Fact)-[:ABOUT]->(Concept), (Fact)-[:SUPPORTED_BY]->(Event) for each
+// source event and (Fact)-[:EVIDENCED_BY]->(Turn) for each turn that evidences those events.
+// Rows: {id, person_id, concept_id, event_ids, props}. Only nodes of $group_id are touched;
+// every write is a MERGE, so a repeated row changes nothing but the properties it sets.
+UNWIND $facts AS r
+MATCH (p:Memory:Person {id: r.person_id, group_id: $group_id})
+MATCH (c:Memory:Concept {id: r.concept_id, group_id: $group_id})
+MERGE (f:Memory {id: r.id})
+ON CREATE SET f.created_at = datetime()
+SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true
+MERGE (p)-[:HAS_FACT]->(f)
+MERGE (f)-[:ABOUT]->(c)
+WITH f, r
+CALL (f, r) {
+  UNWIND r.event_ids AS eid
+  MATCH (e:Memory:Event {id: eid, group_id: $group_id})
+  MERGE (f)-[:SUPPORTED_BY]->(e)
+  RETURN count(e) AS supported
+}
+CALL (f, r) {
+  UNWIND r.event_ids AS eid
+  MATCH (:Memory:Event {id: eid, group_id: $group_id})-[:EVIDENCED_BY]->(t:Turn {group_id: $group_id})
+  WITH DISTINCT t
+  MERGE (f)-[:EVIDENCED_BY]->(t)
+  RETURN count(t) AS evidenced
+}
+RETURN count(f) AS facts, sum(supported) AS supported, sum(evidenced) AS evidenced

@@ -1,0 +1,373 @@
+"""The decision rules of consolidation, without a server."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from cogmem.consolidate import (
+    ClaimRow,
+    ConsolidationSettings,
+    EventRow,
+    LinkRecord,
+    alias_table,
+    chains,
+    content_words,
+    describe_span,
+    fact_template,
+    keyword_pairs,
+    normalise_predicate,
+    plan_claims,
+    plan_facts,
+    qualifies,
+)
+
+pytestmark = pytest.mark.unit
+
+DAY0 = datetime(2023, 6, 2, 10, 0, tzinfo=UTC)
+WINDOW = timedelta(days=30)
+
+
+def ev(day: float, name: str | None = None) -> EventRow:
+    t = DAY0 + timedelta(days=day)
+    return EventRow(id=name or f"e{day}", t=t, t_end=t, at=t, content=f"hike {day}")
+
+
+def event_rows(days: list[float], person: str = "p1", concept: str = "c1") -> list[dict]:
+    return [
+        {
+            "person_id": person,
+            "person": "Alice",
+            "concept_id": concept,
+            "concept": "hiking",
+            "event_id": f"{person}-{concept}-e{d}",
+            "content": "Alice went hiking",
+            "t": DAY0 + timedelta(days=d),
+            "t_end": DAY0 + timedelta(days=d, hours=1),
+            "at": DAY0 + timedelta(days=d),
+        }
+        for d in days
+    ]
+
+
+@pytest.mark.parametrize(
+    ("days", "expected"),
+    [
+        ([0, 9, 18], True),  # three hikes in 18 days
+        ([0, 29, 30], True),  # the first and third exactly 30 days apart
+        ([0, 45, 90], False),  # three hikes over 90 days
+        ([0, 0.01, 0.02], False),  # three events told on one day are one occasion
+        ([0, 25, 50], False),  # one chain, but no 30-day window holds three
+    ],
+)
+def test_a_cluster_needs_min_events_occasions_within_the_window(
+    days: list[float], expected: bool
+) -> None:
+    events = [ev(d) for d in days]
+    assert qualifies(events, 3, WINDOW, distinct=True) is expected
+
+
+def test_counting_events_rather_than_days_is_a_setting() -> None:
+    same_day = [ev(0, "a"), ev(0.01, "b"), ev(0.02, "c")]
+    assert not qualifies(same_day, 3, WINDOW, distinct=True)
+    assert qualifies(same_day, 3, WINDOW, distinct=False)
+
+
+def test_chains_break_where_events_are_more_than_a_window_apart() -> None:
+    parts = chains([ev(d) for d in (50, 0, 10, 40, 80, 200)], WINDOW)
+    assert [[e.id for e in c] for c in parts] == [
+        ["e0", "e10", "e40", "e50", "e80"],
+        ["e200"],
+    ]
+
+
+def test_plan_facts_creates_then_extends_by_shared_events() -> None:
+    config = ConsolidationSettings()
+    first = plan_facts(event_rows([0, 9, 18]), [], "g", config)
+    assert len(first) == 1 and first[0].created
+    assert len(first[0].new_event_ids) == 3
+    existing = [
+        {
+            "id": first[0].id,
+            "person_id": "p1",
+            "concept_id": "c1",
+            "status": "CURRENT",
+            "time_start": DAY0,
+            "event_ids": first[0].new_event_ids,
+        }
+    ]
+    assert plan_facts(event_rows([0, 9, 18]), existing, "g", config) == []
+    # a hike a week later, and one three weeks before: same Fact, extended
+    later = plan_facts(event_rows([-21, 0, 9, 18, 25]), existing, "g", config)
+    assert len(later) == 1 and not later[0].created
+    assert later[0].id == first[0].id
+    assert sorted(later[0].new_event_ids) == ["p1-c1-e-21", "p1-c1-e25"]
+    assert len(later[0].events) == 5
+
+
+def test_a_bridging_event_joins_two_facts_and_the_older_survives() -> None:
+    config = ConsolidationSettings()
+    plans = plan_facts(event_rows([0, 2, 4, 50, 52, 54]), [], "g", config)
+    assert len(plans) == 2
+    existing = [
+        {
+            "id": p.id,
+            "person_id": "p1",
+            "concept_id": "c1",
+            "status": "CURRENT",
+            "time_start": p.events[0].t,
+            "event_ids": p.new_event_ids,
+        }
+        for p in plans
+    ]
+    joined = plan_facts(event_rows([0, 2, 4, 27, 50, 52, 54]), existing, "g", config)
+    assert len(joined) == 1
+    assert joined[0].id == plans[0].id
+    assert joined[0].retire == [plans[1].id]
+    assert len(joined[0].events) == 7
+
+
+def test_fact_ids_depend_on_group_person_concept_and_cluster() -> None:
+    config = ConsolidationSettings()
+    a = plan_facts(event_rows([0, 1, 2]), [], "g1", config)[0].id
+    assert plan_facts(event_rows([0, 1, 2]), [], "g1", config)[0].id == a
+    assert plan_facts(event_rows([0, 1, 2]), [], "g2", config)[0].id != a
+    assert plan_facts(event_rows([0, 1, 2], concept="c2"), [], "g1", config)[0].id != a
+
+
+def test_the_offline_wording() -> None:
+    start, end = datetime(2023, 6, 2, tzinfo=UTC), datetime(2023, 6, 20, tzinfo=UTC)
+    assert (
+        fact_template("Alice", "hiking", 3, start, end)
+        == "Alice repeatedly went hiking: 3 times between 2 and 20 June 2023"
+    )
+    assert "had events involving pottery class" in fact_template(
+        "Alice", "pottery class", 4, start, end
+    )
+    assert describe_span(datetime(2023, 5, 28), end) == "between 28 May and 20 June 2023"
+    assert (
+        describe_span(datetime(2022, 12, 28), datetime(2023, 1, 3))
+        == "between 28 December 2022 and 3 January 2023"
+    )
+
+
+@pytest.mark.parametrize(
+    "variant", ["is lazy", "is so lazy", "lazy", "Is  LAZY", "is really very lazy", "is not lazy"]
+)
+def test_predicates_of_one_dimension_normalise_alike(variant: str) -> None:
+    p = normalise_predicate(variant)
+    assert p.key == "lazy"
+    assert p.evaluative and not p.generic
+    assert p.dimension == normalise_predicate("is hardworking").dimension
+
+
+def test_generic_and_other_predicates() -> None:
+    assert normalise_predicate("opinion").generic
+    assert normalise_predicate(None).generic
+    assert normalise_predicate("is hard-working").key == "hardworking"
+    likes = normalise_predicate("likes jazz")
+    assert not likes.evaluative and likes.dimension == "likes jazz"
+
+
+def test_aliases_map_to_the_persons_name() -> None:
+    table = alias_table([{"name": "Melanie", "aliases": ["Mel"]}, {"name": "Jon", "aliases": []}])
+    assert table["mel"] == "melanie" and table["jon"] == "jon"
+
+
+def claim(
+    cid: str,
+    source: str,
+    target: str,
+    predicate: str,
+    sentiment: float,
+    at: datetime,
+    session: str,
+    vector: list[float] | None = None,
+) -> ClaimRow:
+    vec = np.asarray(vector or [1.0, 0.0], dtype=np.float32)
+    return ClaimRow(
+        id=cid,
+        source=source,
+        target=target,
+        predicate=normalise_predicate(predicate),
+        sentiment=sentiment,
+        content=f"{source} thinks {target} {predicate}",
+        at=at,
+        session_id=session,
+        status="CURRENT",
+        vector=vec / np.linalg.norm(vec),
+    )
+
+
+MAY = datetime(2023, 5, 3, tzinfo=UTC)
+JUNE = datetime(2023, 6, 10, tzinfo=UTC)
+JULY = datetime(2023, 7, 1, tzinfo=UTC)
+
+
+def test_a_change_of_view_supersedes_and_chains() -> None:
+    plan = plan_claims(
+        [
+            claim("may", "a", "b", "is lazy", -0.7, MAY, "s1"),
+            claim("june", "a", "b", "is hardworking", 0.7, JUNE, "s2"),
+            claim("july", "a", "b", "is so lazy", -0.7, JULY, "s3"),
+        ],
+        ConsolidationSettings(),
+    )
+    assert plan.status == {"may": "SUPERSEDED", "june": "SUPERSEDED", "july": "CURRENT"}
+    assert plan.supersedes == {("june", "may"), ("july", "june")}
+    assert plan.conflicts == set()
+
+
+def test_compatible_evaluations_both_stay_current() -> None:
+    plan = plan_claims(
+        [
+            claim("brave", "a", "b", "is brave", 0.7, MAY, "s1", [1.0, 0.0]),
+            claim("kind", "a", "b", "is kind", 0.7, JUNE, "s2", [0.0, 1.0]),
+        ],
+        ConsolidationSettings(),
+    )
+    assert plan.status == {"brave": "CURRENT", "kind": "CURRENT"}
+    assert not plan.supersedes
+
+
+def test_speakers_are_never_reconciled_against_each_other() -> None:
+    plan = plan_claims(
+        [
+            claim("a", "a", "b", "is lazy", -0.7, MAY, "s1"),
+            claim("c", "c", "b", "is hardworking", 0.7, JUNE, "s2"),
+        ],
+        ConsolidationSettings(),
+    )
+    assert plan.status == {"a": "CURRENT", "c": "CURRENT"}
+    assert not plan.supersedes and not plan.conflicts
+
+
+def test_same_moment_opposites_conflict_until_a_later_claim_settles_it() -> None:
+    config = ConsolidationSettings()
+    both = [
+        claim("lazy", "a", "b", "is lazy", -0.7, MAY, "s1"),
+        claim("hard", "a", "b", "is hardworking", 0.7, MAY + timedelta(hours=2), "s1b"),
+    ]
+    plan = plan_claims(both, config)
+    assert plan.status == {"lazy": "CONFLICTING", "hard": "CONFLICTING"}
+    assert plan.conflicts == {("lazy", "hard"), ("hard", "lazy")}
+    settled = plan_claims([*both, claim("later", "a", "b", "is lazy", -0.7, JUNE, "s2")], config)
+    # "later" restates "lazy" (same key) and flips "hard": both superseded, it is current
+    assert settled.status == {"lazy": "SUPERSEDED", "hard": "SUPERSEDED", "later": "CURRENT"}
+    assert settled.conflicts == plan.conflicts  # the history of the conflict stays
+
+
+def test_outside_the_conflict_window_a_flip_is_an_update() -> None:
+    config = ConsolidationSettings(conflict_window_hours=1)
+    plan = plan_claims(
+        [
+            claim("lazy", "a", "b", "is lazy", -0.7, MAY, "s1"),
+            claim("hard", "a", "b", "is hardworking", 0.7, MAY + timedelta(hours=2), "s2"),
+        ],
+        config,
+    )
+    assert plan.status == {"lazy": "SUPERSEDED", "hard": "CURRENT"}
+
+
+def test_generic_claims_group_by_content_similarity() -> None:
+    config = ConsolidationSettings()
+    plan = plan_claims(
+        [
+            claim("old", "a", "plan", "opinion", 0.0, MAY, "s1", [1.0, 0.0]),
+            claim("new", "a", "plan", "opinion", 0.0, JUNE, "s2", [0.95, 0.05]),
+            claim("other", "a", "plan", "opinion", 0.0, JULY, "s3", [0.0, 1.0]),
+        ],
+        config,
+    )
+    assert plan.status == {"old": "SUPERSEDED", "new": "CURRENT", "other": "CURRENT"}
+    assert plan.supersedes == {("new", "old")}
+
+
+def rec(i: int, text: str, turn: int) -> LinkRecord:
+    return LinkRecord(
+        id=f"r{i}",
+        type="Todo",
+        conversation="c",
+        turn_idx=turn,
+        pos=0,
+        session_id="s",
+        quote=text,
+        words=content_words(text),
+    )
+
+
+def test_keyword_overlap_finds_exactly_the_strong_pairs() -> None:
+    texts = [
+        "Book the Lisbon conference flights",
+        "Lisbon conference flights booked",
+        "Buy blue paint for the kitchen",
+        "Paint the kitchen blue on Saturday",
+        "Lisbon weather is warm",
+        "Walk the dog",
+    ]
+    records = [rec(i, t, i) for i, t in enumerate(texts)]
+    found = keyword_pairs(records, 0.5, 2)
+    brute = {}
+    for i in range(len(records)):
+        for j in range(i + 1, len(records)):
+            a, b = records[i].words, records[j].words
+            if len(a & b) >= 2 and len(a & b) / len(a | b) >= 0.5:
+                brute[(i, j)] = len(a & b) / len(a | b)
+    assert found == brute
+    assert set(found) == {(0, 1), (2, 3)}
+
+
+def test_an_alias_wins_over_a_node_of_that_name_unless_ambiguous() -> None:
+    table = alias_table(
+        [
+            {"name": "Robert", "aliases": ["Bobby", "Rob"]},
+            {"name": "Bobby", "aliases": []},
+            {"name": "Robin", "aliases": ["Rob"]},
+        ]
+    )
+    assert table["bobby"] == "robert"
+    assert "rob" not in table  # two persons answer to it: left alone
+
+
+def link_row(rid: str, rtype: str, turn: int, vector: list[float], session: str = "s1") -> dict:
+    text = f"{rtype} said in turn {turn} ({rid})"
+    return {
+        "id": rid,
+        "type": rtype,
+        "content": f"{rid} {rtype}",
+        "quote": text,
+        "turn_text": text,
+        "embedding": vector,
+        "conversation_id": "c",
+        "turn_idx": turn,
+        "session_id": session,
+    }
+
+
+def test_links_follow_the_windows_and_the_cap() -> None:
+    from cogmem.consolidate import plan_links
+
+    x, y = [1.0, 0.0], [0.0, 1.0]
+    rows = [
+        link_row("kf_far", "KeyFact", 0, x),  # similar to the decision, far back
+        link_row("rem_near", "Reminder", 8, y),  # dissimilar, two turns before it
+        link_row("kf_other_session", "KeyFact", 9, y, session="s0"),
+        link_row("decision", "Decision", 10, x),
+        link_row("kf_after", "KeyFact", 11, x),
+        *[link_row(f"todo{i}", "Todo", 20 + i, x) for i in range(8)],
+    ]
+    config = ConsolidationSettings(max_links_per_record=3, link_window_turns=100)
+    plan = plan_links(rows, None, config)
+    assert plan.causes == {
+        ("kf_far", "decision"): {"rule": "similarity", "similarity": 1.0},
+        ("rem_near", "decision"): {"rule": "temporal", "similarity": 0.0},
+    }
+    # every newer record references at most 3 older ones, and only older ones
+    for new in ("todo3", "todo7"):
+        assert len([1 for a, _ in plan.references if a == new]) == 3
+    assert not any(a == "kf_far" for a, _ in plan.references)
+    narrow = plan_links(rows, None, ConsolidationSettings(link_window_turns=5))
+    assert ("kf_far", "decision") not in narrow.causes
+    assert ("todo7", "kf_far") not in narrow.references
