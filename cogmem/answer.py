@@ -77,6 +77,8 @@ def render(index: int, ev: Evidence) -> str:
         lines.append(f"    content: {ev.content}")
     if ev.quote:
         lines.append(f'    quote: "{ev.quote}"')
+    for older in ev.supersedes:
+        lines.append(f"    replaces: {older}")
     return "\n".join(lines)
 
 
@@ -158,14 +160,17 @@ def extractive_answer(plan: Plan, evidence: list[Evidence], max_items: int = 3) 
         ev = top[0]
         quote = _best_sentence(terms, ev.turn_text or ev.quote or ev.content)
         return f'Around {_day(ev.turn_at)} — {ev.speaker} ({ev.turn_source_id}): "{quote}"'
-    if plan.intent == "opinion":
+    if plan.intent in ("opinion", "update"):
         claims = [e for e in evidence if e.type == "Claim"]
         if claims:
             ev = claims[0]
-            return (
+            text = (
                 f"{ev.speaker}'s view ({ev.turn_source_id}, {_day(ev.turn_at)}"
                 f'{", " + ev.status if ev.status else ""}): "{ev.quote}"'
             )
+            if ev.supersedes:
+                text += " — earlier: " + "; ".join(ev.supersedes)
+            return text
     lines = []
     for ev in top:
         quote = _best_sentence(terms, ev.turn_text or ev.quote or ev.content)

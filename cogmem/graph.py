@@ -270,7 +270,8 @@ class GraphBuilder:
             source = person(rec.source) if rec.source else speaker_eid
             edge(source, RelType.CLAIMS, rid)
             if rec.target:
-                target_is_person = rec.target[:1].isupper() or rec.target == rec.subject
+                # persons are named (capitalised); concept targets arrive lower-cased
+                target_is_person = rec.target in rec.persons or rec.target[:1].isupper()
                 target = (
                     person(rec.target)
                     if target_is_person

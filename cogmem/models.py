@@ -169,6 +169,9 @@ class Evidence(BaseModel):
     time_end: datetime | None = None
     time_text: str | None = None
     status: str | None = None
+    supersedes: list[str] = Field(
+        default_factory=list, description="older claims this one replaced, verbatim, dated"
+    )
     score: float = 0.0
     path: list[str] = Field(default_factory=list)
 

@@ -10,6 +10,7 @@ RETURN node.id AS id, node.type AS type, node.name AS name, node.content AS cont
        node.source AS source, node.target AS target, node.status AS status,
        node.turn_id AS turn_id, node.time_start.epochSeconds AS time_start_s, node.time_end.epochSeconds AS time_end_s,
        node.time_text AS time_text, node.at.epochSeconds AS at_s, node.aliases AS aliases,
+       coalesce(node.consolidated, false) AS consolidated,
        score AS lexical,
        CASE WHEN node.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(node.embedding, $vector) END AS vector

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from cogmem.extract.base import ExtractionContext
 from cogmem.extract.lexicon import (
+    ACTIVITIES,
     DISLIKE_VERBS,
     LIKE_VERBS,
     NEGATIVE,
@@ -110,7 +111,7 @@ FUTURE = _rx(
     r"looking forward to|next (?:week|month|year|weekend|time|summer|spring|fall|winter))\b",
 )
 DETERMINER_NP = re.compile(
-    r"\b(?:a|an|the|my|our|his|her|their|your|some|this|that|these|those|new|first|"
+    r"\b(?:a|an|the|my|our|his|her|their|your|some|this|that|these|those|new|first|another|"
     r"favorite|favourite)\s+((?:[A-Za-z][A-Za-z\-]*\s+){0,2}[A-Za-z][A-Za-z\-]*)",
     re.IGNORECASE,
 )
@@ -122,7 +123,7 @@ RELATION_NP = re.compile(
 )
 VOCATIVE = re.compile(
     r"(?:^|[,.!?]\s*)(?i:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|yes|yeah|"
-    r"sure|oh|aww|bye|good luck|see you|take care|agreed|cheers)[,!]?\s+(?P<name>[A-Z][a-z]+)\b"
+    r"sure|oh|aww|bye|good luck|see you|take care|agreed|cheers),?\s+(?P<name>[A-Z][a-z]+)\b"
     r"|,\s*(?P<tail>[A-Z][a-z]+)\s*[!?.]"
 )
 PREFERENCE = re.compile(
@@ -138,6 +139,17 @@ PAST_VERB = re.compile(
     r"(?i:(?:had|have|'ve)\s+(?:been\s+|just\s+)?)?(?P<verb>(?i:[a-z]+ed|"
     + "|".join(sorted(PAST_IRREGULAR, key=len, reverse=True))
     + r"))\b"
+)
+_PERSON_VERBS = (
+    r"came|said|told|helped|promised|called|asked|invited|gave|stayed|thinks|says|wants|"
+    r"texted|visited|joined|loves|showed|carried|brought|left|moved|arrived"
+)
+PERSON_MENTION = re.compile(
+    r"(?:(?<=[a-z,;] )|(?<=\bthink ))(?P<mid>[A-Z][a-z]{2,})\s+(?:is|was|has|had|and I|"
+    + _PERSON_VERBS
+    + r")\b"
+    r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:" + _PERSON_VERBS + r")\b"
+    r"|\b(?:with|met|told|called|asked|invited|visited|texted|thanked)\s+(?P<obj>[A-Z][a-z]{2,})\b"
 )
 COMMON_VERBS_S = frozenset(
     "love like enjoy think feel want need hope know believe prefer hate dislike play work "
@@ -251,7 +263,11 @@ class HeuristicExtractor:
         speaker = ctx.canonical(turn.speaker)
         addressee = ctx.addressee_of(turn)
         records: list[ExtractedRecord] = []
-        records += self._persons(text, speaker, addressee, ctx)
+        persons = self._persons(text, speaker, addressee, ctx)
+        records += persons
+        for person in persons:  # known from now on, so claims in this turn can target them
+            if person.name and " " not in person.name and person.name[:1].isupper():
+                ctx.persons.add(person.name)
         concepts = self._concepts(text, ctx)
         records += concepts
         for sent in sentences(text):
@@ -298,7 +314,13 @@ class HeuristicExtractor:
 
         for m in VOCATIVE.finditer(text):
             name = m.group("name") or m.group("tail")
-            if name not in NOT_NAMES and name.lower() not in STOPWORDS:
+            low = name.lower()
+            if (
+                name not in NOT_NAMES
+                and low not in STOPWORDS
+                and low not in VERBISH
+                and not low.endswith(("ing", "ed", "ly"))
+            ):
                 if addressee and ctx.is_alias_of(name, addressee):
                     ctx.learn_alias(name, addressee)
                 add(name, name, 0.8)
@@ -325,6 +347,10 @@ class HeuristicExtractor:
                 "teammates",
             ):
                 add(f"{speaker}'s {rel}", m.group(0), 0.6, relation=f"{speaker}'s {rel}")
+        for m in PERSON_MENTION.finditer(text):
+            name = m.group("mid") or m.group("start") or m.group("obj")
+            if name not in NOT_NAMES and name.lower() not in STOPWORDS:
+                add(name, name, 0.6)
         for name in ctx.known_names():
             for m in re.finditer(rf"\b{re.escape(name)}\b", text):
                 add(name, m.group(0), 0.9)
@@ -334,6 +360,16 @@ class HeuristicExtractor:
     def _concepts(self, text: str, ctx: ExtractionContext) -> list[ExtractedRecord]:
         found: dict[str, ExtractedRecord] = {}
         known = {n.lower() for n in ctx.known_names()}
+        for m in re.finditer(r"[A-Za-z]+", text):
+            word = m.group(0).lower()
+            if word in ACTIVITIES and word not in found:
+                found[word] = ExtractedRecord(
+                    type=RecordType.CONCEPT,
+                    name=word,
+                    content=word,
+                    quote=m.group(0),
+                    confidence=0.7,
+                )
         for m in DETERMINER_NP.finditer(text):
             phrase = _noun_phrase(m.group(1))
             key = phrase.lower()
@@ -429,7 +465,8 @@ class HeuristicExtractor:
                 target=target,
                 predicate=predicate,
                 sentiment=sentiment,
-                subject=target,
+                subject=target if target[:1].isupper() else speaker,
+                persons=[speaker, target] if target[:1].isupper() else [speaker],
             )
         pref = PREFERENCE.search(s)
         if pref and not lower.startswith(("would you", "do you", "did you")):
@@ -478,21 +515,43 @@ class HeuristicExtractor:
         words = {w.lower().strip("'") for w in WORD.findall(s)}
         pos = len(words & POSITIVE)
         neg = len(words & NEGATIVE)
-        if not OPINION.search(s) and not (pos or neg):
+        explicit = re.search(
+            r"\bi\s+(?:really\s+|honestly\s+)?(?:think|believe|feel like|feel that|guess|"
+            r"reckon|suppose|doubt|admire|respect)\b|\bin my (?:opinion|view|eyes)\b|"
+            r"\bproud of (?:you|him|her|them)\b",
+            lower,
+        )
+        if not explicit and not (pos or neg):
             return None
         target: str | None = None
-        if re.search(r"\byou\b|\byou're\b|\byour\b", lower) and addressee:
+        named = [
+            name
+            for name in ctx.known_names()
+            if name != speaker and re.search(rf"\b{re.escape(name)}\b", s)
+        ]
+        judged = next(
+            (
+                n
+                for n in named
+                if re.search(
+                    rf"\b(?:think|believe|feel like|guess)\s+{re.escape(n)}\b"
+                    rf"|\b{re.escape(n)}\s+(?:is|was|seems|looks|has been)\b",
+                    s,
+                )
+            ),
+            None,
+        )
+        if judged is not None:  # "I think Marco is lazy … help you" judges Marco
+            target = ctx.canonical(judged)
+        elif re.search(r"\byou\b|\byou're\b|\byour\b", lower) and addressee:
             target = addressee
-        else:
-            for name in ctx.known_names():
-                if name != speaker and re.search(rf"\b{re.escape(name)}\b", s):
-                    target = ctx.canonical(name)
-                    break
+        elif named:
+            target = ctx.canonical(named[0])
         if target is None:
             opinion = re.search(r"\bi\s+(?:really\s+)?(?:think|believe|feel|guess|reckon)\b", lower)
             if not opinion or not concepts:
                 return None
-            target = concepts[0]
+            target = concepts[0].lower()  # a concept, not a person: lower case marks it
         if target == speaker:
             return None
         sentiment = 0.0 if pos == neg else (0.7 if pos > neg else -0.7)

@@ -156,3 +156,15 @@ VERBISH = _words(
     helped made reminds reminded happened happens enjoy enjoyed enjoys using used use uses
     """
 )
+
+# Activities people report doing; a sentence that names one involves that concept.
+ACTIVITIES = _words(
+    """
+    hiking camping swimming running jogging painting drawing cooking baking fishing skiing
+    snowboarding surfing climbing cycling biking dancing singing reading writing gaming
+    knitting sewing gardening yoga meditation pottery photography traveling travelling
+    volunteering skating skateboarding boxing rowing sailing kayaking canoeing golfing
+    tennis soccer football basketball baseball volleyball chess coding programming studying
+    shopping horseback riding surfing diving snorkeling marathon triathlon
+    """
+)

@@ -59,6 +59,8 @@ class RankWeights(BaseModel):
             # Lists gathered across sessions: lean on the person's own turns and on the
             # records the graph reached from them.
             "multi-hop": {"turn_vector": 1.2, "graph": 0.4, "previous": 0.5, "speaker": 1.0},
+            # What holds now: the current claim must beat the older words it replaced.
+            "update": {"claim": 1.2},
         }
     )
 
@@ -195,6 +197,13 @@ class Controller:
                     concepts, qvec, ("INVOLVES", "ABOUT", "TARGETS"), plan.window, depth=1
                 ),
             )
+        facts = [c.id for c in anchor.entries if c.consolidated][:5]
+        if facts and plan.intent not in ("opinion", "update"):
+            step(
+                "traverse",
+                f"down SUPPORTED_BY from {len(facts)} consolidated facts",
+                lambda: self.ops.traverse(facts, qvec, ("SUPPORTED_BY",), plan.window, depth=1),
+            )
         if plan.wants_cause:
             decisions = [
                 c.id
@@ -227,6 +236,11 @@ class Controller:
         ranked = sorted(scores.values(), key=lambda s: s.final, reverse=True)
         evidence = self._evidence(plan, ranked[: max(k, 1) * (1 if dedupe else 3)], qvec, dedupe)
         evidence = evidence[:k]
+        claims = [e.record_id for e in evidence if e.type == "Claim"]
+        if claims:
+            replaced = self.ops.superseded(claims)
+            for e in evidence:
+                e.supersedes = replaced.get(e.record_id, [])
         sufficient = self._sufficient(plan, evidence)
         if self.judge is not None and evidence:
             sufficient = self.judge(question, evidence)
@@ -355,6 +369,8 @@ class Controller:
             bonus = 1.0
         if rec.status == "CURRENT":
             bonus += 0.2
+        elif rec.status == "SUPERSEDED":  # an update question wants what holds now
+            bonus *= 0.3 if plan.intent == "update" else 0.8
         return bonus
 
     @staticmethod
@@ -390,7 +406,7 @@ class Controller:
                 key=lambda r: (self._claim_bonus(plan, r), r.vector),
                 reverse=True,
             )
-            if plan.intent != "opinion":
+            if plan.intent not in ("opinion", "update"):
                 options = [r for r in options if r.type != "Claim"] + [
                     r for r in options if r.type == "Claim"
                 ]

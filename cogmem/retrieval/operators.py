@@ -83,6 +83,7 @@ class Candidate(BaseModel):
     time_end: datetime | None = None
     time_text: str | None = None
     at: datetime | None = None
+    consolidated: bool = False
     bm25: float = 0.0
     fuzzy: float = 0.0
     vector: float = 0.0
@@ -392,6 +393,19 @@ class Operators:
             vector=[float(x) for x in vector],
         )
         return [_candidate(row, "ground:record") for row in rows]
+
+    def superseded(self, claim_ids: list[str]) -> dict[str, list[str]]:
+        """For each claim, the older claims it replaced: quote, turn and date."""
+        out: dict[str, list[str]] = {}
+        if not claim_ids:
+            return out
+        for row in self.store.read("operators/superseded", ids=claim_ids, group=self.group):
+            when = datetime.fromtimestamp(row["at_s"], UTC) if row["at_s"] is not None else None
+            said = f"{when.day} {when:%B %Y}" if when else "earlier"
+            out.setdefault(row["id"], []).append(
+                f'"{row["quote"]}" ({row["turn_source_id"]}, {said})'
+            )
+        return out
 
     def turns(self, turn_ids: list[str]) -> list[dict[str, Any]]:
         if not turn_ids:

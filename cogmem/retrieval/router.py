@@ -119,7 +119,8 @@ class RuleRouter:
         window = question_window(question)
         intent: Intent
         if _OPINION.search(question) and entities:
-            intent = "opinion"
+            # "what does X think of Y now" asks for the view that holds today
+            intent = "update" if _UPDATE.search(question) else "opinion"
         elif _UPDATE.search(question) and not _TEMPORAL.search(question):
             intent = "update"
         elif _TEMPORAL.search(question) or window is not None:

@@ -196,3 +196,55 @@ def test_context_packs_under_the_budget_and_ask_answers_offline(hikers: Memory) 
     answer = hikers.ask("When did Bob adopt a dog?")
     assert "19 July 2023" in answer.text
     assert answer.evidence and answer.trace
+
+
+def test_retrieval_uses_consolidation(mem: Memory, tmp_path: Path) -> None:
+    mem.ingest(
+        chat(
+            tmp_path,
+            [
+                (
+                    "2023-05-10T09:00:00Z",
+                    [
+                        ("Ann", "I think Marco is lazy, he skipped every shift."),
+                        ("Ben", "Really? I had no idea."),
+                    ],
+                ),
+                (
+                    "2023-06-20T09:00:00Z",
+                    [
+                        ("Ann", "I have to admit Marco is hardworking now."),
+                        ("Ben", "Good to hear!"),
+                    ],
+                ),
+                (
+                    "2023-07-01T09:00:00Z",
+                    [("Ann", "I went hiking in the hills yesterday."), ("Ben", "Nice.")],
+                ),
+                (
+                    "2023-07-08T09:00:00Z",
+                    [("Ann", "I went hiking again yesterday, the lake trail."), ("Ben", "Cool.")],
+                ),
+                (
+                    "2023-07-15T09:00:00Z",
+                    [
+                        ("Ann", "Another hiking day yesterday, I went up the ridge."),
+                        ("Ben", "Wow."),
+                    ],
+                ),
+            ],
+        )
+    )
+    report = mem.consolidate()
+    assert report.facts_created >= 1
+    now = mem.retrieve("What does Ann think of Marco now?", k=5)
+    first = now.evidence[0]
+    assert first.type == "Claim" and "hardworking" in (first.quote or "")
+    assert first.status == "CURRENT"
+    assert any("lazy" in older for older in first.supersedes)  # shows what it replaced
+    answer = mem.ask("What does Ann think of Marco now?")
+    assert "hardworking" in answer.text and "lazy" in answer.text  # now, and before
+    broad = mem.retrieve("How often does Ann go hiking?", k=5)
+    assert any(s.operator == "traverse" and "SUPPORTED_BY" in s.detail for s in broad.trace)
+    hikes = {e.turn_source_id for e in broad.evidence}
+    assert {"3:5", "4:7", "5:9"} <= hikes  # JSONL ids: session:position
