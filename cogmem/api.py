@@ -223,8 +223,12 @@ class Memory:
         idempotent; ``dry_run`` reports what would change and writes nothing."""
         self.ensure_schema()
         return run_consolidation(
-            self.store, self.group, None if dry_run else self.embedder, self.settings,
-            ConsolidationSettings(**options), dry_run=dry_run,
+            self.store,
+            self.group,
+            None if dry_run else self.embedder,
+            self.settings,
+            ConsolidationSettings(**options),
+            dry_run=dry_run,
         )
 
     # -- inspection ------------------------------------------------------------------

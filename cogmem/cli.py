@@ -502,7 +502,6 @@ def ask(
     out.print(f"[dim]evidence: {cited}[/]")
 
 
-
 def _register_command_modules() -> None:
     import importlib
 
