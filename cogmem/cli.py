@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import functools
-import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from cogmem import localserver
-from cogmem.config import ConfigError, Settings, config_path, load_settings, write_config_file
+from cogmem.commands.common import err, friendly, out, print_json, settings_from
+from cogmem.config import Settings, config_path, write_config_file
 
 app = typer.Typer(
     name="cogmem",
@@ -35,43 +32,6 @@ neo4j_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(neo4j_app, name="neo4j")
-
-out = Console()
-err = Console(stderr=True)
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _known_errors() -> tuple[type[BaseException], ...]:
-    from cogmem.store import StoreError
-
-    errors: list[type[BaseException]] = [ConfigError, StoreError, localserver.ServerError]
-    try:
-        from cogmem.readers import ReaderError
-
-        errors.append(ReaderError)
-    except ImportError:  # pragma: no cover - readers ship with the package
-        pass
-    try:
-        from cogmem.embed import EmbedderUnavailable
-
-        errors.append(EmbedderUnavailable)
-    except ImportError:  # pragma: no cover
-        pass
-    return tuple(errors)
-
-
-def friendly(func: F) -> F:
-    """Turn the errors cogmem explains into a red message and exit code 1."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except _known_errors() as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 # -- global options -------------------------------------------------------------------
@@ -104,14 +64,7 @@ def main(
     }
 
 
-def settings_from(ctx: typer.Context, **more: Any) -> Settings:
-    overrides = dict(ctx.obj or {})
-    overrides.update({k: v for k, v in more.items() if v is not None})
-    return load_settings(overrides)
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+_print_json = print_json
 
 
 # -- neo4j ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""CLI commands: ``cogmem bench …`` (planted facts, semantic collapse; more to come).
+"""CLI commands: ``cogmem bench …`` (LoCoMo retrieval, ingest, planted facts, semantic
+collapse, scale).
 
 Each benchmark is one command on the module-level ``bench_app``; adding another is one more
 ``@bench_app.command(...)`` function. Commands share the options defined here (``--uri``,
@@ -8,20 +9,19 @@ the environment exactly as the other commands do.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
+
+from cogmem.commands.common import friendly as _friendly
+from cogmem.commands.common import settings_from as _settings
 
 bench_app = typer.Typer(
     help="Benchmarks: run them against a Neo4j server; results go to benchmarks/results/ "
     "(markdown table, JSON and PNG chart, with the machine and the command line).",
     no_args_is_help=True,
 )
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 UriOpt = Annotated[
     str | None,
@@ -37,36 +37,6 @@ DEFAULT_OUT = Path("benchmarks/results")
 def register(app: typer.Typer) -> None:
     """Add ``cogmem bench`` to the main app."""
     app.add_typer(bench_app, name="bench")
-
-
-def _settings(ctx: typer.Context, **more: Any) -> Any:
-    """Settings: config file < environment < global flags < this command's flags."""
-    from cogmem.config import load_settings
-
-    root = ctx.find_root()
-    overrides = dict(root.obj or {}) if isinstance(root.obj, dict) else {}
-    overrides.update({k: v for k, v in more.items() if v is not None})
-    return load_settings(overrides)
-
-
-def _friendly(func: F) -> F:
-    """Known errors (config, unreachable server, missing embedder) → message, exit 1."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from rich.console import Console
-
-        from cogmem.config import ConfigError
-        from cogmem.embed import EmbedderUnavailable
-        from cogmem.store import StoreError
-
-        try:
-            return func(*args, **kwargs)
-        except (ConfigError, StoreError, EmbedderUnavailable) as exc:
-            Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(1) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _report(written: Any, markdown: str) -> None:
@@ -148,3 +118,193 @@ def collapse(
         progress=lambda msg: err.print(msg, highlight=False),
     )
     _report(result.written, result.markdown)
+
+
+def _memory(settings: Any) -> Any:
+    from cogmem.api import Memory
+
+    return Memory(settings)
+
+
+@bench_app.command(
+    "locomo",
+    help="LoCoMo retrieval: evidence recall@k and AllHit@k (k = 5, 10, 25) per category for "
+    "cogmem and, in the same run, flat baselines over turns (BM25 plain and stemmed, dense, "
+    "RRF hybrid, each also date-prefixed); ingest time and search latency p50/p95.",
+)
+@_friendly
+def locomo(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help="locomo10.json or a file in its layout.")],
+    samples: Annotated[
+        str | None, typer.Option("--samples", help="Comma-separated sample ids (default: all).")
+    ] = None,
+    categories: Annotated[
+        str, typer.Option("--categories", help="Comma-separated QA categories.")
+    ] = "1,2,3,4",
+    reuse: Annotated[
+        bool, typer.Option("--reuse", help="Search groups ingested by an earlier run.")
+    ] = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the groups afterwards.")] = False,
+    uri: UriOpt = None,
+    out: OutOpt = DEFAULT_OUT,
+    name: Annotated[str, typer.Option("--name", help="Result file name.")] = "locomo",
+) -> None:
+    from rich.console import Console
+
+    from cogmem.bench.common import command_line, machine_info, machine_line, write_results
+    from cogmem.bench.locomo import CATEGORY_NAMES, KS, markdown, run_locomo
+
+    err = Console(stderr=True)
+    settings = _settings(ctx, neo4j_uri=uri)
+    with _memory(settings) as mem:
+        mem.ensure_schema()
+        report = run_locomo(
+            mem,
+            path,
+            samples={s.strip() for s in samples.split(",")} if samples else None,
+            categories={int(c) for c in categories.split(",") if c.strip()},
+            reuse=reuse,
+            keep=keep,
+            log=lambda m: err.print(m, highlight=False),
+        )
+        info = machine_info(mem.store, mem.embedder.name, settings.neo4j_uri)
+    text = f"# LoCoMo retrieval\n\n{machine_line(info)}\n\n`{command_line()}`\n\n" + markdown(
+        report
+    )
+
+    def chart(plt: Any, png: Path) -> None:
+        systems = ["cogmem", "bm25-stemmed+date", "hybrid-rrf+date", "dense"]
+        systems = [s for s in systems if s in report.systems]
+        cats = report.categories
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        width = 0.8 / len(systems)
+        for i, system in enumerate(systems):
+            values = [report.systems[system].recall.get(c, {}).get(10, 0.0) for c in cats]
+            xs = [c + (i - (len(systems) - 1) / 2) * width for c in range(len(cats))]
+            ax.bar(xs, values, width, label=system)
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels([f"{c} {CATEGORY_NAMES.get(c, '')}" for c in cats])
+        ax.set_ylabel("evidence recall@10 (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title(f"LoCoMo evidence recall@10 by category (k = {KS})")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(png, dpi=120)
+
+    data = {"machine": info, "command": command_line(), **report.model_dump(mode="json")}
+    _report(write_results(out, name, text, data, chart), text)
+
+
+@bench_app.command(
+    "ingest",
+    help="Ingest throughput (turns/s) and peak memory on a LoCoMo file, with the graph checks "
+    "(a Turn per turn, speakers as Persons, every record type, EVIDENCED_BY everywhere, quotes "
+    "verbatim, a second ingest changes nothing).",
+)
+@_friendly
+def ingest(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help="locomo10.json or a file in its layout.")],
+    uri: UriOpt = None,
+    out: OutOpt = DEFAULT_OUT,
+) -> None:
+    from cogmem.bench.common import command_line, machine_info, machine_line, write_results
+    from cogmem.bench.ingest import markdown, run_ingest
+
+    settings = _settings(ctx, neo4j_uri=uri)
+    with _memory(settings) as mem:
+        mem.ensure_schema()
+        report = run_ingest(mem, path)
+        info = machine_info(mem.store, mem.embedder.name, settings.neo4j_uri)
+    text = f"# Ingest\n\n{machine_line(info)}\n\n`{command_line()}`\n\n" + markdown(report)
+    data = {"machine": info, "command": command_line(), **report.model_dump(mode="json")}
+    _report(write_results(out, "ingest", text, data), text)
+
+
+@bench_app.command(
+    "scale",
+    help="Synthetic memories of 10k and 100k records (1M with --million): ingest throughput, "
+    "p50/p95 latency of each operator and of search, store size on disk, peak memory, query "
+    "plans, and a log-log plot. Starts its own Neo4j unless --uri is given.",
+)
+@_friendly
+def scale(
+    ctx: typer.Context,
+    million: Annotated[bool, typer.Option("--million", help="Also grow to 1M records.")] = False,
+    sizes: Annotated[
+        str | None, typer.Option("--sizes", help="Comma-separated sizes (overrides the default).")
+    ] = None,
+    queries: Annotated[int, typer.Option("--queries", help="Queries per size.", min=1)] = 40,
+    uri: UriOpt = None,
+    out: OutOpt = DEFAULT_OUT,
+    seed: SeedOpt = 7,
+) -> None:
+    import tempfile
+
+    from rich.console import Console
+
+    from cogmem import localserver
+    from cogmem.bench.common import command_line, machine_info, machine_line, write_results
+    from cogmem.bench.scale import markdown, run_scale
+    from cogmem.schema import init_schema, recorded_embedder
+    from cogmem.store import Store
+
+    err = Console(stderr=True)
+    wanted = (
+        [int(x) for x in sizes.split(",")]
+        if sizes
+        else [10_000, 100_000, *([1_000_000] if million else [])]
+    )
+    settings = _settings(ctx, neo4j_uri=uri)
+    inst: Path | None = None
+    if uri is None:
+        localserver.install(settings.home, log=lambda m: err.print(m))
+        inst = Path(tempfile.mkdtemp(prefix="cogmem-scale-"))
+        state, _ = localserver.start(
+            inst,
+            settings.home,
+            bolt_port=localserver.free_port(),
+            http_port=localserver.free_port(),
+            auth=False,
+            heap="2g",
+            pagecache="2g",
+        )
+        settings = settings.model_copy(update={"neo4j_uri": state.bolt_uri, "neo4j_password": None})
+        err.print(f"started a throwaway Neo4j at {state.bolt_uri} in {inst}")
+    try:
+        with Store(settings) as store:
+            # a throwaway server records the hashing embedder; a named one keeps its own
+            recorded = recorded_embedder(store) if uri is not None else None
+            init_schema(store, *(recorded or ("hashing-384", 384)))
+            report = run_scale(
+                store,
+                "bench-scale",
+                wanted,
+                data_dir=inst / "data" if inst else None,
+                queries=queries,
+                seed=seed,
+                log=lambda m: err.print(m),
+            )
+            info = machine_info(store, report.embedder, settings.neo4j_uri)
+    finally:
+        if inst is not None:
+            localserver.stop(inst)
+    text = f"# Scale\n\n{machine_line(info)}\n\n`{command_line()}`\n\n" + markdown(report)
+
+    def chart(plt: Any, png: Path) -> None:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        xs = [p.records for p in report.sizes]
+        for op in ("anchor", "traverse", "intersect", "ground", "search"):
+            ax.plot(xs, [p.latency[op].p50_ms for p in report.sizes], marker="o", label=op)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("memory records")
+        ax.set_ylabel("p50 latency (ms)")
+        ax.set_title("Operator and search latency against store size")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(png, dpi=120)
+
+    data = {"machine": info, "command": command_line(), **report.model_dump(mode="json")}
+    _report(write_results(out, "scale", text, data, chart), text)

@@ -1,0 +1,57 @@
+"""What every CLI command shares: the consoles, the friendly-error wrapper, settings from
+the command line, JSON output. (Kept apart from ``cogmem.cli`` so command modules can import
+it at module level without an import cycle.)"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+out = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def known_errors() -> tuple[type[BaseException], ...]:
+    """The errors cogmem explains itself (imported lazily: the CLI starts fast)."""
+    from cogmem.config import ConfigError
+    from cogmem.embed import EmbedderUnavailable
+    from cogmem.localserver import ServerError
+    from cogmem.readers import ReaderError
+    from cogmem.store import StoreError
+
+    return (ConfigError, StoreError, ServerError, ReaderError, EmbedderUnavailable)
+
+
+def friendly(func: F) -> F:
+    """Turn the errors cogmem explains into a red message and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except known_errors() as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def settings_from(ctx: typer.Context, **more: Any) -> Any:
+    """Settings: config file < environment < global flags < this command's flags."""
+    from cogmem.config import load_settings
+
+    root = ctx.find_root()
+    overrides = dict(root.obj) if isinstance(root.obj, dict) else {}
+    overrides.update({k: v for k, v in more.items() if v is not None})
+    return load_settings(overrides)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
