@@ -235,6 +235,47 @@ def init(ctx: typer.Context) -> None:
     out.print(f"Applied {len(report.applied)} schema statements on {settings.neo4j_uri}")
 
 
+@app.command("reindex")
+@friendly
+def reindex_command(
+    ctx: typer.Context,
+    embedder: Annotated[
+        str | None,
+        typer.Option(
+            "--embedder",
+            help="The embedder to switch to (minilm, bge-m3, openai); default: the configured one.",
+        ),
+    ] = None,
+    embedder_path: Annotated[
+        str | None, typer.Option("--embedder-path", help="Local model folder (bge-m3).")
+    ] = None,
+) -> None:
+    """Re-embed every turn and record with another embedder and rebuild the vector indexes."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress
+
+    from cogmem.embed import make_embedder
+    from cogmem.reindex import reindex
+    from cogmem.store import Store
+
+    settings = settings_from(ctx, embedder=embedder, embedder_path=embedder_path)
+    model = make_embedder(settings)
+    with (
+        Store(settings) as store,
+        Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err,
+        ) as bar,
+    ):
+        task = bar.add_task(f"re-embedding with {model.name}", total=None)
+        report = reindex(store, model, progress=lambda n: bar.advance(task, n))
+    out.print(
+        f"Re-embedded {report.turns} turns and {report.records} records with "
+        f"{report.embedder} ({report.dimension} dimensions); vector indexes rebuilt."
+    )
+
+
 @app.command("config")
 @friendly
 def show_config(ctx: typer.Context) -> None:

@@ -59,7 +59,12 @@ def turn_search_text(turn: Turn) -> str:
 
 
 def turn_embed_text(turn: Turn) -> str:
-    return f"{turn.speaker}: {turn.full_text}"
+    return speaker_text(turn.speaker, turn.full_text)
+
+
+def speaker_text(speaker: str, text: str) -> str:
+    """The text a turn's vector is computed from (also used by reindex)."""
+    return f"{speaker}: {text}"
 
 
 def memory_embed_text(props: dict[str, Any]) -> str:

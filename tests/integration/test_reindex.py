@@ -1,0 +1,92 @@
+"""Switching embedders: a clear refusal, then `cogmem reindex`, on a server of its own (it
+changes the store-wide vector indexes)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cogmem import localserver
+from cogmem.api import Memory
+from cogmem.cli import app
+from cogmem.config import Settings, load_settings
+from cogmem.schema import EmbedderMismatch, recorded_embedder
+from cogmem.store import Store
+from tests.llm_server import ScriptedLLMServer
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "priya-and-tomas.jsonl"
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    home = load_settings().home
+    localserver.install(home)
+    inst = tmp_path_factory.mktemp("reindex-neo4j")
+    state, _ = localserver.start(
+        inst,
+        home,
+        bolt_port=localserver.free_port(),
+        http_port=localserver.free_port(),
+        auth=False,
+        heap="512m",
+        pagecache="128m",
+    )
+    try:
+        yield load_settings(
+            {"neo4j_uri": state.bolt_uri, "neo4j_password": None, "group": "reindex"}
+        )
+    finally:
+        localserver.stop(inst)
+
+
+def dims(store: Store) -> dict[str, int]:
+    return {r["name"]: int(r["dimension"]) for r in store.admin("meta/vector_dimensions")}
+
+
+def test_other_embedder_is_refused_then_reindex_switches(
+    own_server: Settings, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(own_server) as mem:
+        mem.ingest(EXAMPLE)
+        counts = mem.counts()
+        assert dims(mem.store) == {"memory_embedding": 384, "turn_embedding": 384}
+    openai_env = {
+        "NEO4J_URI": own_server.neo4j_uri,
+        "COGMEM_GROUP": "reindex",
+        "COGMEM_EMBEDDER": "openai",
+        "COGMEM_LLM_BASE_URL": llm_server.url + "/v1",
+        "COGMEM_LLM_API_KEY": "test",
+        "COGMEM_LLM_EMBED_MODEL": "test-embed",
+    }
+    for key, value in openai_env.items():
+        monkeypatch.setenv(key, value)
+    other = load_settings()
+    with Memory(other) as mem, pytest.raises(EmbedderMismatch) as info:
+        mem.search("When is the soft opening?")
+    message = str(info.value)
+    assert "minilm" in message and "openai:test-embed" in message
+    assert "cogmem reindex" in message
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["reindex"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"{counts['labels']['Turn']} turns" in result.stdout
+    with Memory(other) as mem:
+        assert dims(mem.store) == {"memory_embedding": 32, "turn_embedding": 32}
+        assert recorded_embedder(mem.store) == ("openai:test-embed", 32)
+        assert mem.counts() == counts  # only vectors changed
+        assert mem.search("When is the soft opening of the bakery?", k=3)
+    searched = runner.invoke(app, ["search", "soft opening", "--json"], catch_exceptions=False)
+    assert searched.exit_code == 0 and json.loads(searched.stdout)["evidence"]
+
+    back = runner.invoke(app, ["reindex", "--embedder", "minilm"], catch_exceptions=False)
+    assert back.exit_code == 0, back.output
+    with Store(own_server) as store:
+        assert dims(store) == {"memory_embedding": 384, "turn_embedding": 384}
+        assert recorded_embedder(store) == ("minilm", 384)
