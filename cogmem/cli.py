@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from cogmem import localserver
@@ -331,7 +332,7 @@ def ingest(
     result = read_file(path, fmt)
     if not as_json:
         err.print(
-            f"Read {path} as [bold]{result.format}[/]: {len(result.conversations)} "
+            f"Read {escape(str(path))} as [bold]{result.format}[/]: {len(result.conversations)} "
             f"conversation(s), {result.turn_count} turns"
             + (f", {len(result.skipped)} empty turn(s) skipped" if result.skipped else "")
         )
@@ -356,7 +357,7 @@ def ingest(
     if as_json:
         _print_json({**summary.model_dump(), "turns_per_s": round(summary.turns_per_s, 1)})
         return
-    table = Table(title=f"Ingested into group '{summary.group}'")
+    table = Table(title=f"Ingested into group '{escape(summary.group)}'")
     table.add_column("what")
     table.add_column("count", justify="right")
     table.add_row("turns", str(summary.turns))
@@ -381,19 +382,25 @@ def _evidence_table(evidence: list[Any], title: str) -> Table:
         when = f" [{ev.time_text}]" if ev.time_text else ""
         table.add_row(
             str(i),
-            ev.type,
-            ev.speaker or "",
-            ev.turn_source_id or "",
+            escape(ev.type),
+            escape(ev.speaker or ""),
+            escape(ev.turn_source_id or ""),
             said,
-            (ev.content or "")[:300] + when,
+            escape((ev.content or "")[:300] + when),
         )
     return table
 
 
+def _steps(trace: list[Any]) -> None:
+    for step in trace:
+        err.print(
+            f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {escape(step.detail)}"
+        )
+
+
 def _trace(retrieval: Any) -> None:
-    err.print(f"[bold]plan[/] {retrieval.plan.model_dump_json(exclude={'question'})}")
-    for step in retrieval.trace:
-        err.print(f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {step.detail}")
+    err.print(f"[bold]plan[/] {escape(retrieval.plan.model_dump_json(exclude={'question'}))}")
+    _steps(retrieval.trace)
 
 
 QuestionArg = Annotated[str, typer.Argument(help="The question, in plain words.")]
@@ -425,7 +432,7 @@ def search(
         return
     if explain:
         _trace(retrieval)
-    out.print(_evidence_table(retrieval.evidence, f"Evidence for: {question}"))
+    out.print(_evidence_table(retrieval.evidence, f"Evidence for: {escape(question)}"))
 
 
 @app.command("context")
@@ -486,14 +493,11 @@ def ask(
         _print_json(answer.model_dump(mode="json", exclude=set() if explain else {"trace"}))
         return
     if explain:
-        for step in answer.trace:
-            err.print(
-                f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {step.detail}"
-            )
-    out.print(f"[bold]Q:[/] {question}")
-    out.print(f"[bold]A:[/] {answer.text}", highlight=False)
+        _steps(answer.trace)
+    out.print(f"[bold]Q:[/] {escape(question)}")
+    out.print(f"[bold]A:[/] {escape(answer.text)}", highlight=False)
     cited = ", ".join(e.turn_source_id or "?" for e in answer.evidence[:5])
-    out.print(f"[dim]evidence: {cited}[/]")
+    out.print(f"[dim]evidence: {escape(cited)}[/]")
 
 
 def _register_command_modules() -> None:

@@ -7,6 +7,7 @@ deadlocks, dropped connections) are retried by the driver.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -78,6 +79,8 @@ class Store:
             max_connection_pool_size=50,
             notifications_min_severity="OFF",
         )
+        self._verified = False
+        self._verify_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
@@ -104,6 +107,16 @@ class Store:
                 "cogmem config file)."
             ) from exc
 
+    def _connect(self) -> None:
+        """Check once, before the first transaction, that the server answers at all: the
+        driver would otherwise retry a refused connection for its whole retry window."""
+        if self._verified:
+            return
+        with self._verify_lock:
+            if not self._verified:
+                self._driver.verify_connectivity()
+                self._verified = True
+
     def ping(self) -> None:
         """Raise :class:`Unreachable` (with what to do) unless the database answers."""
         self.read("meta/ping")
@@ -116,10 +129,12 @@ class Store:
 
     def read(self, name: str, /, **params: Any) -> list[Row]:
         with self._errors(), self._driver.session(database=self.database) as session:
+            self._connect()
             return session.execute_read(self._run, name, params)
 
     def write(self, name: str, /, **params: Any) -> list[Row]:
         with self._errors(), self._driver.session(database=self.database) as session:
+            self._connect()
             return session.execute_write(self._run, name, params)
 
     def write_many(self, steps: Sequence[Step]) -> list[list[Row]]:
@@ -129,11 +144,13 @@ class Store:
             return [self._run(tx, name, params) for name, params in steps]
 
         with self._errors(), self._driver.session(database=self.database) as session:
+            self._connect()
             return session.execute_write(work)
 
     def admin(self, name: str, /, **params: Any) -> list[Row]:
         """Schema and administration statements, in an auto-commit transaction."""
         with self._errors(), self._driver.session(database=self.database) as session:
+            self._connect()
             result = session.run(statements.load(name), dict(params))
             return [{k: _plain(v) for k, v in r.items()} for r in result]
 
@@ -141,12 +158,14 @@ class Store:
         """EXPLAIN a statement (plans it without running it); raises on a broken statement."""
         text = "EXPLAIN " + statements.load(name)
         with self._errors(), self._driver.session(database=self.database) as session:
+            self._connect()
             session.run(text, dict(params)).consume()
 
     def profile(self, name: str, /, **params: Any) -> tuple[list[Row], Any]:
         """PROFILE a read statement: its rows and the executed plan (benchmarks use it)."""
         text = "PROFILE " + statements.load(name)
         with self._errors(), self._driver.session(database=self.database) as session:
+            self._connect()
             result = session.run(text, dict(params))
             rows = [{k: _plain(v) for k, v in r.items()} for r in result]
             summary = result.consume()

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 out = Console()
 err = Console(stderr=True)
@@ -37,7 +38,7 @@ def friendly(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except known_errors() as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]

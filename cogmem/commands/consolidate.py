@@ -94,6 +94,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Consolidate repeated events into Facts, reconcile claims and link artifacts
         (idempotent: a second run changes nothing). Prints what was created or changed."""
+        from rich.markup import escape
         from rich.table import Table
 
         from cogmem.cli import _memory, _print_json, err, friendly, out
@@ -141,7 +142,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             _print_json(report.model_dump(mode="json"))
             return
-        title = f"Consolidation of group '{report.group}'" + (" (dry run)" if dry_run else "")
+        title = f"Consolidation of group '{escape(report.group)}'" + (
+            " (dry run)" if dry_run else ""
+        )
         table = Table(title=title)
         table.add_column("what")
         table.add_column("would change" if dry_run else "count", justify="right")
