@@ -5,12 +5,14 @@ Ranking is at the level of source turns, because evidence is judged by the turn 
 from: a turn scores from its own lexical (BM25) and vector match, from the best of its
 records (whose content names people instead of "I" and "you"), and from graph steps that
 reached its records; a turn also inherits part of its neighbours' score (an answer follows
-its question). Opinions are not records: for "what does X think of Y" the claims of X about
+its question), and a turn that only asks is damped, since the evidence is its answer.
+Opinions are not records: for "what does X think of Y" the claims of X about
 Y rank first; otherwise another speaker's claim is never returned as the record.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -51,6 +53,7 @@ class RankWeights(BaseModel):
     previous: float = 0.7
     following: float = 0.2
     speaker: float = 0.3
+    question: float = 0.1
     pool: int = 300
     ground: int = 100
     drop_names: bool = True
@@ -58,7 +61,13 @@ class RankWeights(BaseModel):
         default_factory=lambda: {
             # Lists gathered across sessions: lean on the person's own turns and on the
             # records the graph reached from them.
-            "multi-hop": {"turn_vector": 1.2, "graph": 0.4, "previous": 0.5, "speaker": 1.0},
+            "multi-hop": {
+                "turn_vector": 1.2,
+                "graph": 0.4,
+                "previous": 0.5,
+                "speaker": 1.0,
+                "question": 0.45,
+            },
             # What holds now: the current claim must beat the older words it replaced.
             "update": {"claim": 1.2},
         }
@@ -87,9 +96,25 @@ class _TurnScore(BaseModel):
     graph: float = 0.0
     claim: float = 0.0
     window: float = 0.0
+    asks: bool = False
     base: float = 0.0
     final: float = 0.0
     paths: list[str] = Field(default_factory=list)
+
+
+_CAPTION = re.compile(r"\[image:[^\]]*\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def mostly_asks(text: str) -> bool:
+    """Whether a turn is mostly a question: it ends with one and at least half of its
+    sentences are questions ("What kind of books do you have?", not "I loved it. You?")."""
+    plain = _CAPTION.sub("", text).strip()
+    if not plain.endswith("?"):
+        return False
+    sentences = [part for part in _SENTENCE_END.split(plain) if part.strip()]
+    asked = sum(part.rstrip().endswith("?") for part in sentences)
+    return 2 * asked >= len(sentences)
 
 
 class Controller:
@@ -274,6 +299,7 @@ class Controller:
         for t in turns:
             s = entry(t.id)
             s.conversation_id, s.idx, s.speaker = t.conversation_id, t.idx, t.speaker
+            s.asks = mostly_asks(t.content)
             s.bm25 = max(s.bm25, t.bm25 / top_bm25)
             s.turn_cos = max(s.turn_cos, t.cosine)
             s.paths.extend(t.path)
@@ -303,6 +329,7 @@ class Controller:
         for g in grounded:
             s = scores.setdefault(g.id, _TurnScore(id=g.id))
             s.conversation_id, s.idx, s.speaker = g.conversation_id, g.idx, g.speaker
+            s.asks = mostly_asks(g.text)
             s.turn_cos = max(s.turn_cos, 2.0 * g.vector - 1.0)
             for rec in g.records:
                 if not self._admissible(plan, rec, subject):
@@ -337,6 +364,8 @@ class Controller:
             )
             if only is not None and s.speaker == only:
                 s.final *= 1.0 + w.speaker
+            if s.asks:  # a turn that only asks is rarely the evidence; its answer is
+                s.final *= 1.0 - w.question
 
     @staticmethod
     def _name_terms(plan: Plan) -> set[str]:

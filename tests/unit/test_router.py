@@ -5,6 +5,7 @@ import json
 import pytest
 
 from cogmem.llm import LLMClient
+from cogmem.retrieval.controller import mostly_asks
 from cogmem.retrieval.router import EntityRef, LLMRouter, RuleRouter
 from tests.llm_server import ScriptedLLMServer, settings_for
 
@@ -85,3 +86,20 @@ def test_llm_router_falls_back_to_rules(llm_server: ScriptedLLMServer) -> None:
     plan = router.plan("When did Caroline go to the support group?", PERSONS)
     assert plan.router == "rules" and plan.intent == "temporal"
     assert router.failures == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("What kind of books do you have in your library?", True),
+        ("Wow, Caroline! What kinda jobs are you thinkin' of? Anything that stands out?", True),
+        ("Sounds great! What kind of services do you want to pursue?", True),
+        ("Nice! Which one? [image: a photo of a bookshelf]", True),
+        ("I loved Becoming Nicole. It changed how I see my family. What about you?", False),
+        ("I adopted a dog called Pixel yesterday.", False),
+        ("Is it true? I thought so.", False),
+        ("", False),
+    ],
+)
+def test_a_turn_that_mostly_asks_is_told_apart_from_one_that_answers(text: str, asks: bool) -> None:
+    assert mostly_asks(text) is asks
