@@ -300,6 +300,7 @@ class Controller:
             s = entry(t.id)
             s.conversation_id, s.idx, s.speaker = t.conversation_id, t.idx, t.speaker
             s.asks = mostly_asks(t.content)
+            s.window = max(s.window, self._in_window(plan, t))
             s.bm25 = max(s.bm25, t.bm25 / top_bm25)
             s.turn_cos = max(s.turn_cos, t.cosine)
             s.paths.extend(t.path)
@@ -330,6 +331,7 @@ class Controller:
             s = scores.setdefault(g.id, _TurnScore(id=g.id))
             s.conversation_id, s.idx, s.speaker = g.conversation_id, g.idx, g.speaker
             s.asks = mostly_asks(g.text)
+            s.window = max(s.window, self._in_window(plan, g))
             s.turn_cos = max(s.turn_cos, 2.0 * g.vector - 1.0)
             for rec in g.records:
                 if not self._admissible(plan, rec, subject):
@@ -403,11 +405,13 @@ class Controller:
         return bonus
 
     @staticmethod
-    def _in_window(plan: Plan, rec: Candidate) -> float:
+    def _in_window(plan: Plan, item: Candidate | GroundedTurn) -> float:
+        """1 when a record's time (or, lacking one, when it was said) or a turn's time
+        falls inside the question's window."""
         if plan.window is None:
             return 0.0
-        start = rec.time_start or rec.at
-        end = rec.time_end or rec.at
+        start = getattr(item, "time_start", None) or item.at
+        end = getattr(item, "time_end", None) or item.at
         if start is None or end is None:
             return 0.0
         return 1.0 if start < plan.window.end and end > plan.window.start else 0.0

@@ -185,6 +185,26 @@ def test_search_trace_and_time_window(hikers: Memory) -> None:
     assert top.time_start == datetime(2023, 7, 19, tzinfo=UTC)  # "yesterday", resolved
 
 
+def test_a_turn_said_inside_the_question_window_ranks_first(mem: Memory, tmp_path: Path) -> None:
+    same = [("Dana", "We watched the fireworks by the river with my cousins.")]
+    other = [("Eli", "Sounds lovely.")]
+    mem.ingest(
+        chat(
+            tmp_path,
+            [
+                ("2023-06-10T20:00:00Z", same + other),
+                ("2023-09-16T20:00:00Z", same + other),
+                ("2023-12-02T20:00:00Z", same + other),
+            ],
+        )
+    )
+    result = mem.retrieve("What did Dana watch in September 2023?", k=3)
+    assert result.plan.window is not None
+    top = result.evidence[0]
+    assert top.turn_at is not None and top.turn_at.month == 9
+    assert "fireworks" in (top.turn_text or "")
+
+
 def test_context_packs_under_the_budget_and_ask_answers_offline(hikers: Memory) -> None:
     from cogmem.answer import estimate_tokens
 
