@@ -11,6 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from cogmem.extract.lexicon import STOPWORDS
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
+@lru_cache(maxsize=1)
 def _stemmer() -> Callable[[str], str]:
     try:
         import snowballstemmer  # the bench extra brings it
