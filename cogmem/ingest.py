@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cogmem.embed import Embedder
-from cogmem.extract import ExtractionContext, Extractor, check_quotes
+from cogmem.extract import ExtractionContext, Extractor, HeuristicExtractor, check_quotes
 from cogmem.graph import GraphBuilder, memory_embed_text, turn_embed_text
 from cogmem.models import Conversation, ExtractedRecord
 from cogmem.store import Store, chunks
@@ -55,9 +55,39 @@ class IngestSummary(BaseModel):
         self.records = dict(counts)
 
 
-def seed_context(store: Store, group: str, speakers: Sequence[str]) -> ExtractionContext:
-    """An extraction context that knows the persons already in the group."""
+def discover_persons(conversations: Sequence[Conversation]) -> ExtractionContext:
+    """A first, rule-based pass over everything about to be ingested: the persons and
+    aliases it names, so that extraction knows "Max" in the first session even when only
+    a later one shows Max is a name. Without it a second ingest of the same file, seeded
+    from the graph, would find mentions the first one missed: not idempotent."""
+    found = ExtractionContext()
+    primer = HeuristicExtractor()
+    for conversation in conversations:
+        speakers = conversation.speakers or list(
+            dict.fromkeys(t.speaker for t in conversation.turns)
+        )
+        ctx = ExtractionContext(speakers=list(speakers))
+        for turn in conversation.turns:
+            primer.discover(turn, ctx)
+        found.persons |= ctx.persons
+        for alias, name in ctx.aliases.items():
+            found.aliases.setdefault(alias, name)
+    return found
+
+
+def seed_context(
+    store: Store,
+    group: str,
+    speakers: Sequence[str],
+    known: ExtractionContext | None = None,
+) -> ExtractionContext:
+    """An extraction context that knows the persons already in the group, and those that
+    ``known`` (a discovery pass over the input) names."""
     ctx = ExtractionContext(speakers=list(speakers))
+    if known is not None:
+        ctx.persons |= known.persons
+        for alias, name in known.aliases.items():
+            ctx.learn_alias(alias, name)
     for row in store.read("ingest/group_persons", group_id=group):
         name = row["name"]
         if not name or "'" in name:
@@ -99,8 +129,9 @@ class Ingestor:
             embedder=self.embedder.name,
         )
         started = time.perf_counter()
+        known = discover_persons(conversations)
         for conversation in conversations:
-            self._conversation(conversation, summary, progress)
+            self._conversation(conversation, summary, progress, known=known)
             summary.conversations += 1
         summary.seconds = time.perf_counter() - started
         return summary
@@ -111,12 +142,13 @@ class Ingestor:
         summary: IngestSummary,
         progress: Progress | None,
         previous: str | None = None,
+        known: ExtractionContext | None = None,
     ) -> None:
         builder = GraphBuilder(self.group, conversation)
         speakers = conversation.speakers or list(
             dict.fromkeys(t.speaker for t in conversation.turns)
         )
-        ctx = seed_context(self.store, self.group, speakers)
+        ctx = seed_context(self.store, self.group, speakers, known)
         self.store.write("ingest/merge_conversation", **builder.conversation_row())
         speaker_first: dict[str, str] = {}
         counts: Counter[str] = Counter()
@@ -164,7 +196,13 @@ class Ingestor:
             group=self.group, extractor=self.extractor.name, embedder=self.embedder.name
         )
         started = time.perf_counter()
-        self._conversation(conversation, summary, None, previous=previous_tid)
+        self._conversation(
+            conversation,
+            summary,
+            None,
+            previous=previous_tid,
+            known=discover_persons([conversation]),
+        )
         summary.conversations = 1
         summary.seconds = time.perf_counter() - started
         return summary

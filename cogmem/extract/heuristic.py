@@ -289,6 +289,14 @@ class HeuristicExtractor:
                 )
         return Extraction(records=records)
 
+    def discover(self, turn: Turn, ctx: ExtractionContext) -> None:
+        """Learn the persons (and vocative aliases) a turn names, extracting nothing else."""
+        speaker = ctx.canonical(turn.speaker)
+        for person in self._persons(turn.full_text, speaker, ctx.addressee_of(turn), ctx):
+            if person.name and " " not in person.name and person.name[:1].isupper():
+                ctx.persons.add(person.name)
+        ctx.last_speaker = speaker
+
     # -- entities ----------------------------------------------------------------------
     def _persons(
         self, text: str, speaker: str, addressee: str | None, ctx: ExtractionContext

@@ -152,6 +152,39 @@ def test_reingest_changes_nothing(mem: Memory, tmp_path: Path) -> None:
     assert mem.counts() == first
 
 
+def test_a_name_learned_late_is_found_early_and_reingest_still_changes_nothing(
+    mem: Memory, tmp_path: Path
+) -> None:
+    """ "Max" is only shown to be a name in the second session; the first ingest already
+    links Max to the first session, so a second ingest (seeded from the graph) adds no
+    edge."""
+    lines = [
+        ("1", "John", "What are the names of your pets?"),
+        ("1", "James", "Max and Daisy. They love the park."),
+        ("2", "James", "Yesterday I went to the beach with Max, he loved it."),
+        ("2", "John", "He looks so happy!"),
+    ]
+    path = tmp_path / "pets.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"conversation": "pets", "session": s, "speaker": who, "text": text})
+            for s, who, text in lines
+        ),
+        encoding="utf-8",
+    )
+    mem.ingest(path)
+    first = mem.counts()
+    max_turns = {
+        turn
+        for r in memory_rows(mem)
+        if r["type"] == "Person" and r["name"] == "Max"
+        for turn in r["turn_texts"]
+    }
+    assert any(t.startswith("Max and Daisy") for t in max_turns)
+    mem.ingest(path)
+    assert mem.counts() == first
+
+
 def test_interrupted_ingest_is_completed_by_a_rerun(
     mem: Memory, tmp_path: Path, neo4j_settings: Settings, store: Store
 ) -> None:
