@@ -730,6 +730,14 @@ def claim_rows(
     return out
 
 
+def _job_edges(store: Store, group: str, job: str) -> set[tuple[str, str, str]]:
+    """The (source, type, target) edges a consolidation job wrote in a group."""
+    return {
+        (e["src"], e["type"], e["dst"])
+        for e in store.read("consolidation/job_edges", group_id=group, job=job)
+    }
+
+
 def _edge_diff(
     wanted: set[tuple[str, str, str]],
     have: set[tuple[str, str, str]],
@@ -767,10 +775,7 @@ def run_claims(
     have = {(r["id"], "SUPERSEDES", o) for r in rows for o in r["supersedes"]} | {
         (r["id"], "CONFLICTS_WITH", o) for r in rows for o in r["conflicts_with"]
     }
-    owned = {
-        (e["src"], e["type"], e["dst"])
-        for e in store.read("consolidation/job_edges", group_id=group, job="reconcile")
-    }
+    owned = _job_edges(store, group, "reconcile")
     create, remove = _edge_diff(wanted, have, owned)
     report.supersedes_created += sum(t == "SUPERSEDES" for _, t, _ in create)
     report.conflicts_with_created += sum(t == "CONFLICTS_WITH" for _, t, _ in create)
@@ -1006,10 +1011,7 @@ def run_links(
     wanted = {(a, "REFERENCES", b) for a, b in plan.references} | {
         (a, "CAUSES", b) for a, b in plan.causes
     }
-    owned = {
-        (e["src"], e["type"], e["dst"])
-        for e in store.read("consolidation/job_edges", group_id=group, job="link")
-    }
+    owned = _job_edges(store, group, "link")
     create, remove = _edge_diff(wanted, owned, owned)
     report.references_created += sum(t == "REFERENCES" for _, t, _ in create)
     report.causes_created += sum(t == "CAUSES" for _, t, _ in create)

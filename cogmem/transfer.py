@@ -68,17 +68,7 @@ PAGE = 500
 BATCH = 500
 
 PRIMARY_LABELS = ("Conversation", "Session", "Turn", "Memory")
-TYPE_LABELS = (
-    "Person",
-    "Concept",
-    "Event",
-    "Fact",
-    "Claim",
-    "Decision",
-    "Todo",
-    "Reminder",
-    "Insight",
-)
+TYPE_LABELS = tuple(dict.fromkeys(t.label for t in RecordType))  # KeyFacts are :Fact
 Label = Literal[
     "Conversation",
     "Session",

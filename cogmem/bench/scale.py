@@ -334,8 +334,9 @@ def markdown(report: ScaleReport) -> str:
     )
     lines = [
         f"Synthetic two-person conversations through the real ingest path (heuristic "
-        f"extractor, batched MERGE); vectors from a {report.embedder} hashing embedder so the "
-        f"database is what is measured. {report.queries_per_size} queries per size.",
+        f"extractor, batched merge writes); vectors from a {report.embedder} hashing "
+        f"embedder so the database is what is measured. {report.queries_per_size} queries "
+        "per size.",
         "",
         head,
         "|" + "---|" * (6 + len(ops)),

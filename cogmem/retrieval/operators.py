@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from cogmem.graph import group_key
-from cogmem.models import TimeRange
+from cogmem.models import RecordType, TimeRange
 from cogmem.retrieval.lucene import group_query, keywords
 from cogmem.store import Store
 
@@ -30,18 +30,7 @@ MAX_PER_HOP = 15
 MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
 VECTOR_OVERFETCH = 4
-ALL_RECORD_TYPES = (
-    "Person",
-    "Concept",
-    "Event",
-    "Fact",
-    "Claim",
-    "Decision",
-    "Todo",
-    "Reminder",
-    "Insight",
-    "KeyFact",
-)
+ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
 DEFAULT_TRAVERSE_RELS = (
     "PARTICIPATED_IN",
     "HAS_FACT",
