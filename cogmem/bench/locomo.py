@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cogmem.bench.baselines import FlatBaselines
+from cogmem.bench.common import percentile
 from cogmem.graph import short_date
 from cogmem.models import Conversation
 from cogmem.readers import read_file
@@ -143,13 +144,6 @@ class LocomoReport(BaseModel):
     extractor: str
 
 
-def _percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def run_locomo(
     memory: Any,
     path: Path,
@@ -210,9 +204,9 @@ def run_locomo(
         evidence=stats,
         ingest_seconds=round(ingest_seconds, 2),
         ingest_turns_per_s=round(turns / ingest_seconds, 1) if ingest_seconds else 0.0,
-        search_p50_ms=round(1000 * _percentile(latencies, 0.5), 1),
-        search_p95_ms=round(1000 * _percentile(latencies, 0.95), 1),
-        baseline_p50_ms=round(1000 * _percentile(base_latencies, 0.5), 1),
+        search_p50_ms=round(1000 * percentile(latencies, 50), 1),
+        search_p95_ms=round(1000 * percentile(latencies, 95), 1),
+        baseline_p50_ms=round(1000 * percentile(base_latencies, 50), 1),
         systems={name: score(r) for name, r in systems.items()},
         embedder=embedder.name,
         extractor=memory.extractor.name,

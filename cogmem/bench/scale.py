@@ -272,8 +272,8 @@ def run_scale(
                 else 0.0,
                 latency={
                     k: OperatorLatency(
-                        p50_ms=round(1000 * percentile(v, 0.5), 1),
-                        p95_ms=round(1000 * percentile(v, 0.95), 1),
+                        p50_ms=round(1000 * percentile(v, 50), 1),
+                        p95_ms=round(1000 * percentile(v, 95), 1),
                     )
                     for k, v in buckets.items()
                 },
