@@ -193,6 +193,8 @@ def third_person(sentence: str, speaker: str, addressee: str | None) -> str:
     s = sentence
     pos = f"{speaker}'s"
     subs: list[tuple[str, str]] = [
+        (r"\bIf you ask me\b", f"In {pos} opinion"),
+        (r"\bif you ask me\b", f"in {pos} opinion"),
         (r"\bI'm\b|\bI am\b", f"{speaker} is"),
         (r"\bI've\b", f"{speaker} has"),
         (r"\bI'll\b", f"{speaker} will"),
@@ -251,6 +253,9 @@ def describe_time(tr: TimeRange) -> str:
     if tr.granularity == "year":
         return f"{start.year}"
     return f"the {start.year}s"
+
+
+_ASK_ME = re.compile(r"\bif you ask me\b")
 
 
 class HeuristicExtractor:
@@ -526,9 +531,10 @@ class HeuristicExtractor:
         explicit = re.search(
             r"\bi\s+(?:really\s+|honestly\s+)?(?:think|believe|feel like|feel that|guess|"
             r"reckon|suppose|doubt|admire|respect)\b|\bin my (?:opinion|view|eyes)\b|"
-            r"\bproud of (?:you|him|her|them)\b",
+            r"\bproud of (?:you|him|her|them)\b|\bif you ask me\b|\bpersonally\b",
             lower,
         )
+        addressed = _ASK_ME.sub(" ", lower)  # "if you ask me" addresses no one
         if not explicit and not (pos or neg):
             return None
         target: str | None = None
@@ -543,7 +549,8 @@ class HeuristicExtractor:
                 for n in named
                 if re.search(
                     rf"\b(?:think|believe|feel like|guess)\s+{re.escape(n)}\b"
-                    rf"|\b{re.escape(n)}\s+(?:is|was|seems|looks|has been)\b",
+                    rf"|\b{re.escape(n)}\s+(?:is|was|seems|looks|has been)\b"
+                    rf"|\b{re.escape(n)}(?:'s\s+\w+|\s+\w+ing)\b",
                     s,
                 )
             ),
@@ -551,7 +558,7 @@ class HeuristicExtractor:
         )
         if judged is not None:  # "I think Marco is lazy … help you" judges Marco
             target = ctx.canonical(judged)
-        elif re.search(r"\byou\b|\byou're\b|\byour\b", lower) and addressee:
+        elif re.search(r"\byou\b|\byou're\b|\byour\b", addressed) and addressee:
             target = addressee
         elif named:
             target = ctx.canonical(named[0])
