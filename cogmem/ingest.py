@@ -55,6 +55,11 @@ class IngestSummary(BaseModel):
         self.records = dict(counts)
 
 
+def speakers_of(conversation: Conversation) -> list[str]:
+    """The conversation's declared speakers, else everyone who speaks, in order."""
+    return list(conversation.speakers) or list(dict.fromkeys(t.speaker for t in conversation.turns))
+
+
 def discover_persons(conversations: Sequence[Conversation]) -> ExtractionContext:
     """A first, rule-based pass over everything about to be ingested: the persons and
     aliases it names, so that extraction knows "Max" in the first session even when only
@@ -63,10 +68,7 @@ def discover_persons(conversations: Sequence[Conversation]) -> ExtractionContext
     found = ExtractionContext()
     primer = HeuristicExtractor()
     for conversation in conversations:
-        speakers = conversation.speakers or list(
-            dict.fromkeys(t.speaker for t in conversation.turns)
-        )
-        ctx = ExtractionContext(speakers=list(speakers))
+        ctx = ExtractionContext(speakers=speakers_of(conversation))
         for turn in conversation.turns:
             primer.discover(turn, ctx)
         found.persons |= ctx.persons
@@ -145,10 +147,7 @@ class Ingestor:
         known: ExtractionContext | None = None,
     ) -> None:
         builder = GraphBuilder(self.group, conversation)
-        speakers = conversation.speakers or list(
-            dict.fromkeys(t.speaker for t in conversation.turns)
-        )
-        ctx = seed_context(self.store, self.group, speakers, known)
+        ctx = seed_context(self.store, self.group, speakers_of(conversation), known)
         self.store.write("ingest/merge_conversation", **builder.conversation_row())
         speaker_first: dict[str, str] = {}
         counts: Counter[str] = Counter()

@@ -67,6 +67,11 @@ class ExtractionContext:
                 return known
         return name
 
+    def learn_person(self, name: str | None) -> None:
+        """A single capitalised name becomes known ("Max"); "my sister" does not."""
+        if name and " " not in name and name[:1].isupper():
+            self.persons.add(name)
+
     def known_names(self) -> list[str]:
         names = set(self.persons) | set(self.aliases)
         shown = {n if n in self.persons else n.title() for n in names}
@@ -86,9 +91,8 @@ class ExtractionContext:
     def observe(self, turn: Turn, extraction: Extraction) -> None:
         """Take in a turn's records: new persons become known names."""
         for record in extraction.records:
-            name = record.name or ""
-            if record.type is RecordType.PERSON and " " not in name and name[:1].isupper():
-                self.persons.add(name)
+            if record.type is RecordType.PERSON:
+                self.learn_person(record.name)
             self.previous.append(record)
         self.last_speaker = self.canonical(turn.speaker)
 

@@ -271,8 +271,7 @@ class HeuristicExtractor:
         persons = self._persons(text, speaker, addressee, ctx)
         records += persons
         for person in persons:  # known from now on, so claims in this turn can target them
-            if person.name and " " not in person.name and person.name[:1].isupper():
-                ctx.persons.add(person.name)
+            ctx.learn_person(person.name)
         concepts = self._concepts(text, ctx)
         records += concepts
         for sent in sentences(text):
@@ -298,8 +297,7 @@ class HeuristicExtractor:
         """Learn the persons (and vocative aliases) a turn names, extracting nothing else."""
         speaker = ctx.canonical(turn.speaker)
         for person in self._persons(turn.full_text, speaker, ctx.addressee_of(turn), ctx):
-            if person.name and " " not in person.name and person.name[:1].isupper():
-                ctx.persons.add(person.name)
+            ctx.learn_person(person.name)
         ctx.last_speaker = speaker
 
     # -- entities ----------------------------------------------------------------------
