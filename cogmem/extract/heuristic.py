@@ -151,6 +151,11 @@ PERSON_MENTION = re.compile(
     r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:" + _PERSON_VERBS + r")\b"
     r"|\b(?:with|met|told|called|asked|invited|visited|texted|thanked)\s+(?P<obj>[A-Z][a-z]{2,})\b"
 )
+#: Words after which "X is …" more often names a place or a thing than a person.
+CLAUSE_OPENERS = frozenset(
+    "because since as in at to from of near when while if although though until after "
+    "before where whereas unless".split()
+)
 COMMON_VERBS_S = frozenset(
     "love like enjoy think feel want need hope know believe prefer hate dislike play work "
     "live teach study miss wish remember mean plan try make take get keep find see say".split()
@@ -360,6 +365,9 @@ class HeuristicExtractor:
                 add(f"{speaker}'s {rel}", m.group(0), 0.6, relation=f"{speaker}'s {rel}")
         for m in PERSON_MENTION.finditer(text):
             name = m.group("mid") or m.group("start") or m.group("obj")
+            before = text[: m.start()].split()[-1:]
+            if m.group("mid") and before and before[0].lower().strip(",;") in CLAUSE_OPENERS:
+                continue  # "because Lima is at the end of the line": a place, not a person
             if name not in NOT_NAMES and name.lower() not in STOPWORDS:
                 add(name, name, 0.6)
         for name in ctx.known_names():

@@ -60,3 +60,33 @@ def test_a_plain_report_is_not_a_claim() -> None:
 )
 def test_third_person_names_the_speaker_and_the_addressee(sentence: str, rewritten: str) -> None:
     assert third_person(sentence, "Alma", "Petra") == rewritten
+
+
+def persons(text: str) -> set[str]:
+    ctx = ExtractionContext(speakers=["Alma", "Petra"])
+    turn = Turn(
+        conversation="c",
+        session="1",
+        session_index=1,
+        index=0,
+        source_id="D1:1",
+        speaker="Alma",
+        text=text,
+    )
+    records = HeuristicExtractor().extract(turn, ctx).records
+    return {r.name or "" for r in records if r.type is RecordType.PERSON} - {"Alma", "Petra"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Because Lima is at the end of the line, we picked the other office.", set()),
+        ("We moved the team since Oslo is cheaper.", set()),
+        ("I went hiking with Marco yesterday.", {"Marco"}),
+        ("Honestly, Marco is the best cook I know.", {"Marco"}),
+    ],
+)
+def test_a_capitalised_word_after_because_is_not_taken_for_a_person(
+    text: str, found: set[str]
+) -> None:
+    assert persons(text) == found
