@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from cogmem import localserver
 from cogmem.config import Settings, load_settings
+from tests.servers import throwaway_server
 
 pytest_plugins = ["tests.llm_server"]
 
@@ -69,22 +69,12 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
                     }
                 )
             return
-    home = load_settings().home
-    localserver.install(home)
-    inst = tmp_path_factory.mktemp("neo4j-instance")
-    state, _ = localserver.start(
-        inst,
-        home,
-        bolt_port=localserver.free_port(),
-        http_port=localserver.free_port(),
-        auth=False,
-        heap="768m",
-        pagecache="256m",
-    )
-    try:
+    with throwaway_server(tmp_path_factory, "neo4j-instance", heap="768m", pagecache="256m") as (
+        _,
+        state,
+        _,
+    ):
         yield load_settings({"neo4j_uri": state.bolt_uri, "neo4j_password": None})
-    finally:
-        localserver.stop(inst)
 
 
 @pytest.fixture(scope="session")

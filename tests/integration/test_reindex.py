@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cogmem import localserver
 from cogmem.api import Memory
 from cogmem.cli import app
 from cogmem.config import Settings, load_settings
 from cogmem.schema import EmbedderMismatch, recorded_embedder
 from cogmem.store import Store
 from tests.llm_server import ScriptedLLMServer
+from tests.servers import throwaway_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -25,24 +25,10 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "priya-and-tomas.js
 
 @pytest.fixture(scope="module")
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    home = load_settings().home
-    localserver.install(home)
-    inst = tmp_path_factory.mktemp("reindex-neo4j")
-    state, _ = localserver.start(
-        inst,
-        home,
-        bolt_port=localserver.free_port(),
-        http_port=localserver.free_port(),
-        auth=False,
-        heap="512m",
-        pagecache="128m",
-    )
-    try:
+    with throwaway_server(tmp_path_factory, "reindex-neo4j") as (_, state, _):
         yield load_settings(
             {"neo4j_uri": state.bolt_uri, "neo4j_password": None, "group": "reindex"}
         )
-    finally:
-        localserver.stop(inst)
 
 
 def dims(store: Store) -> dict[str, int]:

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cogmem import localserver
 from cogmem.api import Memory
 from cogmem.cli import app
 from cogmem.config import Settings, load_settings
 from cogmem.models import RelType
 from cogmem.store import Store, StoreError
 from tests.llm_server import ScriptedLLMServer, settings_for
+from tests.servers import throwaway_server
 
 pytestmark = pytest.mark.integration
 
@@ -250,23 +250,9 @@ API_KEY = "sk-cogmem-test-SECRET-0123456789abcdef"
 @pytest.fixture(scope="module")
 def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A server of this module's own with auth on and a generated password."""
-    home = load_settings().home
-    localserver.install(home)
-    inst = tmp_path_factory.mktemp("auth-neo4j")
-    state, password = localserver.start(
-        inst,
-        home,
-        bolt_port=localserver.free_port(),
-        http_port=localserver.free_port(),
-        auth=True,
-        heap="512m",
-        pagecache="128m",
-    )
-    assert password
-    try:
+    with throwaway_server(tmp_path_factory, "auth-neo4j", auth=True) as (inst, state, password):
+        assert password
         yield {"inst": inst, "uri": state.bolt_uri, "password": password}
-    finally:
-        localserver.stop(inst)
 
 
 def test_no_secret_in_logs_output_or_neo4j_logs(
