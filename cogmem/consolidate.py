@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -738,6 +738,11 @@ def _job_edges(store: Store, group: str, job: str) -> set[tuple[str, str, str]]:
     }
 
 
+def _by_type(edges: Iterable[tuple[str, str, str]]) -> Counter[str]:
+    """How many (source, type, target) edges there are of each type."""
+    return Counter(rel for _, rel, _ in edges)
+
+
 def _edge_diff(
     wanted: set[tuple[str, str, str]],
     have: set[tuple[str, str, str]],
@@ -777,10 +782,11 @@ def run_claims(
     }
     owned = _job_edges(store, group, "reconcile")
     create, remove = _edge_diff(wanted, have, owned)
-    report.supersedes_created += sum(t == "SUPERSEDES" for _, t, _ in create)
-    report.conflicts_with_created += sum(t == "CONFLICTS_WITH" for _, t, _ in create)
-    report.supersedes_removed += sum(t == "SUPERSEDES" for _, t, _ in remove)
-    report.conflicts_with_removed += sum(t == "CONFLICTS_WITH" for _, t, _ in remove)
+    created, removed = _by_type(create), _by_type(remove)
+    report.supersedes_created += created["SUPERSEDES"]
+    report.conflicts_with_created += created["CONFLICTS_WITH"]
+    report.supersedes_removed += removed["SUPERSEDES"]
+    report.conflicts_with_removed += removed["CONFLICTS_WITH"]
     if dry_run:
         return
     rule = {"SUPERSEDES": "newer replaces older", "CONFLICTS_WITH": "same moment, opposite"}
@@ -1013,10 +1019,11 @@ def run_links(
     }
     owned = _job_edges(store, group, "link")
     create, remove = _edge_diff(wanted, owned, owned)
-    report.references_created += sum(t == "REFERENCES" for _, t, _ in create)
-    report.causes_created += sum(t == "CAUSES" for _, t, _ in create)
-    report.references_removed += sum(t == "REFERENCES" for _, t, _ in remove)
-    report.causes_removed += sum(t == "CAUSES" for _, t, _ in remove)
+    created, removed = _by_type(create), _by_type(remove)
+    report.references_created += created["REFERENCES"]
+    report.causes_created += created["CAUSES"]
+    report.references_removed += removed["REFERENCES"]
+    report.causes_removed += removed["CAUSES"]
     if dry_run:
         return
     props = {**{("REFERENCES", a, b): p for (a, b), p in plan.references.items()}}
