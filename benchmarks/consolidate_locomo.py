@@ -28,13 +28,13 @@ from typing import Any
 
 from cogmem.api import Memory
 from cogmem.config import load_settings
-from cogmem.consolidate import ConsolidationReport, ConsolidationSettings, consolidate
-from cogmem.readers import read_file
+from cogmem.consolidate import ConsolidationReport, ConsolidationSettings
+from cogmem.ingest import read_file
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-COUNTED = ("Turn", "Event", "Concept", "Person", "Claim", "Fact", "Decision", "Todo")
-COUNTED += ("Reminder", "Insight")
+COUNTED: tuple[str, ...] = ("Turn", "Event", "Concept", "Person", "Claim", "Fact")
+COUNTED += ("Decision", "Todo", "Reminder", "Insight")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def machine(mem: Memory) -> dict[str, Any]:
     try:
-        row = mem.store.read("meta/server_version")[0]
+        row = mem.server_version()
         neo4j = f"{row['name']} {row['version']} {row['edition']}"
     except Exception:  # the description line must not fail the benchmark
         neo4j = "unknown"
@@ -73,7 +73,7 @@ def machine(mem: Memory) -> dict[str, Any]:
 
 def graph_totals(mem: Memory) -> dict[str, Any]:
     counts = mem.counts()
-    facts = mem.store.read("consolidation/consolidated_facts", group_id=mem.group)
+    facts = mem.facts()
     labels = counts["labels"]
     rels = counts["relationships"]
     return {
@@ -91,20 +91,18 @@ def graph_totals(mem: Memory) -> dict[str, Any]:
 def run_one(mem: Memory, conversation: Any, fresh: bool) -> dict[str, Any]:
     if fresh:
         mem.forget()
-    done = mem.store.read("inspect/conversations", group=mem.group)
+    done = mem.conversations()
     reused = any(c["complete"] and c["source_id"] == conversation.id for c in done)
     ingest_s = 0.0
     if not reused:
         summary = mem.ingest_conversations([conversation], fmt="locomo")
         ingest_s = summary.seconds
-    config = ConsolidationSettings()
-    embedder = mem.embedder
-    dry = consolidate(mem.store, mem.group, embedder, mem.settings, config, dry_run=True)
+    dry = mem.consolidate(dry_run=True)
     before = graph_totals(mem)
-    first = consolidate(mem.store, mem.group, embedder, mem.settings, config)
+    first = mem.consolidate()
     after = graph_totals(mem)
-    second = consolidate(mem.store, mem.group, embedder, mem.settings, config)
-    samples = mem.store.read("consolidation/consolidated_fact_samples", group_id=mem.group, limit=5)
+    second = mem.consolidate()
+    samples = mem.fact_samples(limit=5)
     return {
         "conversation": conversation.id,
         "group": mem.group,

@@ -81,7 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def machine(mem: Memory) -> dict[str, Any]:
     try:
-        row = mem.store.read("meta/server_version")[0]
+        row = mem.server_version()
         neo4j = f"{row['name']} {row['version']} {row['edition']}"
     except Exception:  # the description line must not fail the benchmark
         neo4j = "unknown"
@@ -113,7 +113,7 @@ def machine(mem: Memory) -> dict[str, Any]:
 
 def ingest_once(mem: Memory, data: Path, sample: int) -> dict[str, Any]:
     """Ingest one conversation unless the group already holds it completely."""
-    done = mem.store.read("inspect/conversations", group=mem.group)
+    done = mem.conversations()
     if done and all(c["complete"] for c in done):
         return {"reused": True, "seconds": 0.0, "turns": mem.counts()["labels"].get("Turn", 0)}
     samples = json.loads(data.read_text(encoding="utf-8"))

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Memory", "__version__"]
+__all__ = ["Clients", "Memory", "__version__"]
 
 if TYPE_CHECKING:
     from cogmem.api import Memory
+    from cogmem.clients import Clients
 
 
 def __getattr__(name: str) -> Any:
@@ -18,4 +19,8 @@ def __getattr__(name: str) -> Any:
         from cogmem.api import Memory
 
         return Memory
+    if name == "Clients":
+        from cogmem.clients import Clients
+
+        return Clients
     raise AttributeError(f"module 'cogmem' has no attribute {name!r}")

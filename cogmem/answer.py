@@ -15,9 +15,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from cogmem.extract.heuristic import describe_time, sentences
 from cogmem.models import Evidence, TimeRange
 from cogmem.retrieval.router import Plan
+from cogmem.temporal import describe_time
+from cogmem.text import sentences
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -57,7 +58,7 @@ def referenced_time(ev: Evidence) -> str | None:
     tr = TimeRange(
         start=ev.time_start,
         end=ev.time_end,
-        granularity=granularity,  # type: ignore[arg-type]
+        granularity=granularity,
         text=ev.time_text or "",
     )
     return describe_time(tr)

@@ -1,34 +1,45 @@
-"""The Python API: :class:`Memory`, one group's memory in one Neo4j database."""
+"""The Python API: :class:`Memory`, one group's memory in one Neo4j database.
+
+Everything cogmem does goes through :class:`Memory` — the CLI and the benchmarks too. Its
+clients (store, embedder, LLM client, extractor, router) live in a
+:class:`~cogmem.clients.Clients`: built from the settings, or the user's own objects.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
-from cogmem.config import Settings, load_settings
-from cogmem.consolidate import ConsolidationReport, ConsolidationSettings
+from cogmem.clients import Clients
+from cogmem.config import ConfigError, Settings, load_settings
+from cogmem.consolidate import JOBS, ConsolidationReport, ConsolidationSettings, Job
 from cogmem.consolidate import consolidate as run_consolidation
-from cogmem.embed import Embedder, embedder_identity, make_embedder
-from cogmem.extract import Extractor, HeuristicExtractor
-from cogmem.graph import conversation_id
-from cogmem.ingest import Ingestor, IngestSummary, Progress
+from cogmem.embed import Embedder
+from cogmem.extract import Extractor
+from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
+from cogmem.ingest.ids import conversation_id
+from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
-from cogmem.readers import read_file
-from cogmem.retrieval import Controller, LLMRouter, RankWeights, Retrieval, RuleRouter
-from cogmem.schema import SchemaReport, check_embedder, init_schema, recorded_embedder
-from cogmem.store import Store
+from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
+from cogmem.retrieval.router import Router
+from cogmem.server.reindex import ReindexReport, reindex
+from cogmem.server.schema import (
+    EmbedderMismatch,
+    SchemaReport,
+    check_embedder,
+    init_schema,
+    recorded_embedder,
+)
+from cogmem.store import Row, Store, StoreError, Unreachable
 
+if TYPE_CHECKING:
+    from neo4j import Driver
 
-def make_extractor(settings: Settings) -> Extractor:
-    """The heuristic extractor offline; the LLM one (falling back to it) when configured."""
-    if settings.llm == "openai":
-        from cogmem.extract.llm_extractor import LLMExtractor
-
-        return LLMExtractor(settings, fallback=HeuristicExtractor())
-    return HeuristicExtractor()
+    from cogmem.transfer import ExportFile, ImportSummary
 
 
 class Memory:
@@ -36,15 +47,42 @@ class Memory:
 
     >>> mem = Memory.connect("bolt://localhost:7687", group="alice")  # doctest: +SKIP
     >>> mem.ingest("chat.jsonl")                                        # doctest: +SKIP
+
+    Bring your own clients with ``clients=`` (a :class:`~cogmem.clients.Clients`) or any of
+    ``store=`` / ``driver=`` (a ``neo4j.Driver``), ``embedder=``, ``llm=`` (an
+    :class:`~cogmem.llm.LLMClient`), ``extractor=``, ``router=``; the rest is built from
+    ``settings``. Memory closes what it built, never what it was given.
     """
 
-    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        store: Store | None = None,
+        *,
+        clients: Clients | None = None,
+        driver: Driver | None = None,
+        embedder: Embedder | None = None,
+        llm: LLMClient | None = None,
+        extractor: Extractor | None = None,
+        router: Router | None = None,
+    ) -> None:
+        given = (store, driver, embedder, llm, extractor, router)
+        if clients is not None and any(x is not None for x in given):
+            raise ConfigError("pass clients= or the objects themselves, not both")
+        if settings is None:
+            settings = clients.settings if clients is not None else load_settings()
         self.settings = settings
         self.group = settings.group
-        self.store = store or Store(settings)
-        self._owns_store = store is None
-        self._embedder: Embedder | None = None
-        self._extractor: Extractor | None = None
+        self._owns_clients = clients is None
+        self.clients = clients or Clients(
+            settings,
+            store=store,
+            driver=driver,
+            embedder=embedder,
+            llm=llm,
+            extractor=extractor,
+            router=router,
+        )
         self._schema_checked = False
 
     @classmethod
@@ -53,16 +91,16 @@ class Memory:
         return cls(load_settings({"neo4j_uri": uri, "group": group, **overrides}))
 
     def for_group(self, group: str) -> Memory:
-        """The same database and models, another group."""
-        other = Memory(self.settings.model_copy(update={"group": group}), store=self.store)
-        other._embedder, other._extractor = self._embedder, self._extractor
+        """The same database and clients (store, models, LLM), another group."""
+        other = Memory(self.settings.model_copy(update={"group": group}), clients=self.clients)
         other._schema_checked = self._schema_checked
         return other
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
-        if self._owns_store:
-            self.store.close()
+        """Close the clients this Memory built (a ``for_group`` Memory closes nothing)."""
+        if self._owns_clients:
+            self.clients.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -70,21 +108,40 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- the clients -----------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        return self.clients.store
+
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = make_embedder(self.settings)
-        return self._embedder
+        return self.clients.embedder
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The LLM client; None when no LLM is configured (``llm = "none"``) or given."""
+        return self.clients.llm
 
     @property
     def extractor(self) -> Extractor:
-        if self._extractor is None:
-            self._extractor = make_extractor(self.settings)
-        return self._extractor
+        return self.clients.extractor
 
-    def init(self) -> SchemaReport:
-        """Create constraints and indexes (idempotent) and record the embedder."""
-        name, dimension = embedder_identity(self.settings)
+    @property
+    def router(self) -> Router:
+        return self.clients.router
+
+    def embedder_identity(self) -> tuple[str, int]:
+        """``(name, dimension)`` of this Memory's embedder, as the schema records it."""
+        return self.clients.embedder_identity()
+
+    # -- schema and server -----------------------------------------------------------
+    def init(self, name: str | None = None, dimension: int | None = None) -> SchemaReport:
+        """Create constraints and indexes (idempotent) and record the embedder: this
+        Memory's, or the ``name``/``dimension`` given (both or neither)."""
+        if (name is None) != (dimension is None):
+            raise ValueError("init() takes an embedder name and dimension together, or neither")
+        if name is None or dimension is None:
+            name, dimension = self.embedder_identity()
         report = init_schema(self.store, name, dimension)
         self._schema_checked = True
         return report
@@ -93,12 +150,46 @@ class Memory:
         """Create the schema on first use; refuse a store built with another embedder."""
         if self._schema_checked:
             return
-        name, dimension = embedder_identity(self.settings)
+        name, dimension = self.embedder_identity()
         if recorded_embedder(self.store) is None:
             init_schema(self.store, name, dimension)
         else:
             check_embedder(self.store, name, dimension)
         self._schema_checked = True
+
+    def recorded_embedder(self) -> tuple[str, int] | None:
+        """``(name, dimension)`` of the embedder the database records, if any."""
+        return recorded_embedder(self.store)
+
+    def ping(self) -> None:
+        """Raise :class:`Unreachable` (with what to do) unless the database answers."""
+        self.store.ping()
+
+    def server_version(self) -> dict[str, Any]:
+        """The server's ``name``, ``version`` and ``edition``."""
+        return self.store.read("meta/server_version")[0]
+
+    def server_agent(self) -> str | None:
+        """The server's agent string ("Neo4j/5.26.x"); None when it cannot be read."""
+        return self.store.server_agent()
+
+    def await_indexes(self, seconds: int = 600) -> None:
+        """Wait until every index is online (after a large ingest, before measuring)."""
+        self.store.admin("meta/await_indexes", seconds=seconds)
+
+    def profile(self, statement: str, /, **params: Any) -> tuple[list[Row], Any]:
+        """PROFILE a read statement: its rows and the executed plan."""
+        return self.store.profile(statement, **params)
+
+    def reindex(
+        self,
+        progress: Callable[[int], None] | None = None,
+        page: int = 256,
+        embedder: Embedder | None = None,
+    ) -> ReindexReport:
+        """Re-embed every turn and record of the database (all groups) with ``embedder``
+        (default: this Memory's) and rebuild the vector indexes for it."""
+        return reindex(self.store, embedder or self.embedder, page=page, progress=progress)
 
     # -- ingest ----------------------------------------------------------------------
     def ingest(
@@ -163,13 +254,12 @@ class Memory:
         return ingestor.append(conv, tail["id"] if tail else None)
 
     # -- retrieval -------------------------------------------------------------------
-    def controller(self, weights: RankWeights | None = None) -> Controller:
-        router = RuleRouter()
-        if self.settings.llm == "openai":
-            from cogmem.llm import LLMClient
+    def operators(self) -> Operators:
+        """The four retrieval operators, bound to this group."""
+        return Operators(self.store, self.group)
 
-            router = LLMRouter(LLMClient(self.settings), fallback=router)  # type: ignore[assignment]
-        return Controller(self.store, self.group, self.embedder, router, weights)
+    def controller(self, weights: RankWeights | None = None) -> Controller:
+        return Controller(self.store, self.group, self.embedder, self.router, weights)
 
     def retrieve(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
         """Evidence for a question, with the plan and the trace of what ran."""
@@ -193,13 +283,11 @@ class Memory:
         evidence; offline (or if the LLM fails), an extractive answer."""
         retrieval = self.retrieve(question, k=k)
         text = None
-        if self.settings.llm == "openai":
-            from cogmem.llm import LLMClient, LLMError
-
+        llm = self.llm
+        if llm is not None:
             block = pack(retrieval.evidence, budget_tokens)
             try:
-                with LLMClient(self.settings) as client:
-                    text = client.complete_text(REASONING_PROMPT, llm_prompt(question, block))
+                text = llm.complete_text(REASONING_PROMPT, llm_prompt(question, block))
             except LLMError as exc:
                 retrieval.trace.append(
                     TraceStep(
@@ -218,18 +306,49 @@ class Memory:
         )
 
     # -- consolidation ---------------------------------------------------------------
-    def consolidate(self, dry_run: bool = False, **options: Any) -> ConsolidationReport:
+    def consolidate(
+        self, dry_run: bool = False, jobs: Sequence[str] | None = None, **options: Any
+    ) -> ConsolidationReport:
         """Run the offline rewrites (events → facts, claim reconciliation, CogCanvas links);
-        idempotent; ``dry_run`` reports what would change and writes nothing."""
+        idempotent; ``dry_run`` reports what would change and writes nothing.
+
+        ``jobs``: a subset of ``("facts", "claims", "links")`` (default: all, always run in
+        that order); ``options``: :class:`~cogmem.consolidate.ConsolidationSettings` fields.
+        The embedder is loaded only when Facts are written; the LLM (if any) words them."""
+        config = ConsolidationSettings(**options)
+        chosen = tuple(jobs) if jobs is not None else JOBS
+        unknown = sorted(set(chosen) - set(JOBS))
+        if unknown:
+            raise ValueError(f"unknown consolidation job(s): {', '.join(unknown)}")
         self.ensure_schema()
         return run_consolidation(
             self.store,
             self.group,
-            None if dry_run else self.embedder,
-            self.settings,
-            ConsolidationSettings(**options),
+            self.embedder if not dry_run and "facts" in chosen else None,
+            config,
+            llm=self.llm,
             dry_run=dry_run,
+            jobs=cast("tuple[Job, ...]", chosen),
         )
+
+    # -- export and import -----------------------------------------------------------
+    def export(self, embeddings: bool = True) -> ExportFile:
+        """This group as one document: nodes, relationships, vectors unless
+        ``embeddings=False`` (write it with :func:`cogmem.transfer.write_export`)."""
+        from cogmem.transfer import export_group
+
+        return export_group(self, embeddings=embeddings)
+
+    def import_(
+        self, data: ExportFile | str | Path, reembed: bool = False, path: str | Path = "<export>"
+    ) -> ImportSummary:
+        """Import an export (a document, or the path of a file) into this group
+        (idempotent); vectors of another embedder are refused unless ``reembed``."""
+        from cogmem.transfer import import_group, read_export
+
+        if isinstance(data, str | Path):
+            path, data = data, read_export(data)
+        return import_group(self, data, reembed=reembed, path=path)
 
     # -- inspection ------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:
@@ -241,6 +360,33 @@ class Memory:
             "relationships": dict(Counter(row["types"])),
         }
 
+    def size(self) -> dict[str, int]:
+        """How many memory ``records`` and ``turns`` this group holds (index-backed)."""
+        row = self.store.read("inspect/group_size", group=self.group)[0]
+        return {"records": int(row["records"]), "turns": int(row["turns"])}
+
+    def conversations(self) -> list[Row]:
+        """This group's conversations: ``id``, ``source_id``, ``complete``, ``speakers``."""
+        return self.store.read("inspect/conversations", group=self.group)
+
+    def turns(self) -> list[Row]:
+        """This group's turns, in conversation order."""
+        return self.store.read("inspect/turns", group=self.group)
+
+    def records(self) -> list[Row]:
+        """This group's memory records, each with the texts of the turns that evidence it."""
+        return self.store.read("inspect/records_with_turns", group=self.group)
+
+    def facts(self) -> list[Row]:
+        """This group's consolidated Facts (id, status, time span, support, …)."""
+        return self.store.read("consolidation/consolidated_facts", group_id=self.group)
+
+    def fact_samples(self, limit: int = 5) -> list[Row]:
+        """The consolidated Facts with the most supporting events, for reports."""
+        return self.store.read(
+            "consolidation/consolidated_fact_samples", group_id=self.group, limit=limit
+        )
+
     def forget(self, batch: int = 5000) -> int:
         """Delete every node and relationship of this group; returns the nodes deleted."""
         total = 0
@@ -250,3 +396,6 @@ class Memory:
             total += n
             if n == 0:
                 return total
+
+
+__all__ = ["Clients", "EmbedderMismatch", "Memory", "StoreError", "Unreachable"]

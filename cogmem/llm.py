@@ -1,11 +1,12 @@
-"""The one place that calls an LLM (any OpenAI-compatible endpoint, via the ``openai`` client).
+"""The one place that talks to an OpenAI-compatible endpoint (via the ``openai`` client):
+chat completions for the LLM, ``/embeddings`` for :class:`~cogmem.embed.OpenAIEmbedder`.
 
 :class:`LLMClient` wraps the client with cogmem's own retry policy: exponential backoff
 with jitter on timeouts, connection errors, 408/409/429 and 5xx, and on answers that are
 not the JSON asked for; any other 4xx fails at once. Every failed attempt is counted by
 reason in :class:`LLMStats` and logged at WARNING. The API key never reaches a log line or
 an exception message. An LLM is optional in cogmem: nothing here is called when
-``settings.llm == "none"`` (see :func:`llm_client`).
+``settings.llm == "none"``; :mod:`cogmem.clients` decides that and builds the one client.
 """
 
 from __future__ import annotations
@@ -392,10 +393,3 @@ def _validation_summary(exc: ValidationError) -> str:
     parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in errors[:3]]
     more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(parts) + more
-
-
-def llm_client(settings: Settings, **kwargs: Any) -> LLMClient | None:
-    """An :class:`LLMClient` when an LLM is configured (``llm = "openai"``), else None."""
-    if settings.llm == "none":
-        return None
-    return LLMClient(settings, **kwargs)

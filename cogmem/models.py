@@ -63,6 +63,37 @@ class RelType(StrEnum):
     CAUSES = "CAUSES"
 
 
+class NodeLabel(StrEnum):
+    """Labels of the nodes that are not records; a record's type label is ``RecordType.label``."""
+
+    CONVERSATION = "Conversation"
+    SESSION = "Session"
+    TURN = "Turn"
+    MEMORY = "Memory"  # every record carries it besides its type label
+    META = "CogmemMeta"  # store-wide settings (the embedder); belongs to no group
+
+
+PRIMARY_LABELS: tuple[NodeLabel, ...] = (
+    NodeLabel.CONVERSATION,
+    NodeLabel.SESSION,
+    NodeLabel.TURN,
+    NodeLabel.MEMORY,
+)
+"""Every node of a group carries exactly one of these."""
+RECORD_LABELS: tuple[str, ...] = tuple(dict.fromkeys(t.label for t in RecordType))
+"""The type labels of records, in RecordType order (a KeyFact is stored as a :Fact)."""
+LABELS: frozenset[str] = frozenset({*(label.value for label in NodeLabel), *RECORD_LABELS})
+"""Every node label the graph uses; nothing else is ever written."""
+
+
+Intent = Literal["single-hop", "temporal", "multi-hop", "opinion", "update", "open"]
+"""What a question asks for; the router decides it, the recipes map it to operator steps."""
+INTENTS: tuple[Intent, ...] = ("single-hop", "temporal", "multi-hop", "opinion", "update", "open")
+
+ClaimStatus = Literal["CURRENT", "SUPERSEDED", "CONFLICTING"]
+"""Where a claim stands after reconciliation; the originals are always kept."""
+CLAIM_STATUSES: tuple[ClaimStatus, ...] = ("CURRENT", "SUPERSEDED", "CONFLICTING")
+
 Granularity = Literal["instant", "day", "weekend", "week", "month", "season", "year", "decade"]
 
 

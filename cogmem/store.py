@@ -3,6 +3,11 @@
 Every statement comes from a ``.cypher`` file (see :mod:`cogmem.statements`) and runs with
 parameters only, inside a managed transaction, so transient errors (leader switches,
 deadlocks, dropped connections) are retried by the driver.
+
+Reads go through the driver's routing (``routing_=READ``): over a ``neo4j://`` URI to a
+cluster or Aura they run on secondaries, writes on the leader. Every transaction shares the
+driver's query bookmark manager, so a read that follows a write on the same Store (and so in
+the same :class:`~cogmem.api.Memory`, or any Memory sharing its clients) sees that write.
 """
 
 from __future__ import annotations
@@ -13,8 +18,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j import (
+    READ_ACCESS,
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    Result,
+    RoutingControl,
+    Session,
+)
 from neo4j import time as neo4j_time
+from neo4j.api import BookmarkManager
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -122,20 +136,59 @@ class Store:
         self.read("meta/ping")
 
     # -- statements ------------------------------------------------------------------
+    @property
+    def bookmarks(self) -> BookmarkManager:
+        """The bookmark manager every transaction of this Store shares (the driver's own
+        for ``execute_query``): it makes a read see the writes before it."""
+        return self._driver.execute_query_bookmark_manager
+
+    def server_agent(self) -> str | None:
+        """The server's agent string ("Neo4j/5.26.x") from the driver's handshake; None
+        when it cannot be read (a description line must never fail)."""
+        try:
+            return str(self._driver.get_server_info().agent)
+        except Exception:
+            return None
+
+    def _session(self, read: bool = False) -> Session:
+        if read:
+            return self._driver.session(
+                database=self.database,
+                bookmark_manager=self.bookmarks,
+                default_access_mode=READ_ACCESS,
+            )
+        return self._driver.session(database=self.database, bookmark_manager=self.bookmarks)
+
     @staticmethod
-    def _run(tx: ManagedTransaction, name: str, params: Mapping[str, Any]) -> list[Row]:
-        result = tx.run(statements.load(name), dict(params))
+    def _rows(result: Result) -> list[Row]:
         return [{k: _plain(v) for k, v in record.items()} for record in result]
 
-    def read(self, name: str, /, **params: Any) -> list[Row]:
-        with self._errors(), self._driver.session(database=self.database) as session:
+    @staticmethod
+    def _run(tx: ManagedTransaction, name: str, params: Mapping[str, Any]) -> list[Row]:
+        return Store._rows(tx.run(statements.load(name), dict(params)))
+
+    def _query(self, name: str, params: Mapping[str, Any], routing: RoutingControl) -> list[Row]:
+        """One statement in a managed transaction (retried on transient errors), routed to
+        a reader or the leader, chained to the Store's earlier transactions by bookmarks."""
+        with self._errors():
             self._connect()
-            return session.execute_read(self._run, name, params)
+            rows: list[Row] = self._driver.execute_query(
+                statements.load(name),
+                dict(params),
+                routing_=routing,
+                database_=self.database,
+                bookmark_manager_=self.bookmarks,
+                result_transformer_=self._rows,
+            )
+            return rows
+
+    def read(self, name: str, /, **params: Any) -> list[Row]:
+        """A read statement, on a reader (a secondary in a cluster)."""
+        return self._query(name, params, RoutingControl.READ)
 
     def write(self, name: str, /, **params: Any) -> list[Row]:
-        with self._errors(), self._driver.session(database=self.database) as session:
-            self._connect()
-            return session.execute_write(self._run, name, params)
+        """A write statement, on the leader."""
+        return self._query(name, params, RoutingControl.WRITE)
 
     def write_many(self, steps: Sequence[Step]) -> list[list[Row]]:
         """Run several statements in one transaction: all of them land, or none."""
@@ -143,31 +196,31 @@ class Store:
         def work(tx: ManagedTransaction) -> list[list[Row]]:
             return [self._run(tx, name, params) for name, params in steps]
 
-        with self._errors(), self._driver.session(database=self.database) as session:
+        with self._errors(), self._session() as session:
             self._connect()
             return session.execute_write(work)
 
     def admin(self, name: str, /, **params: Any) -> list[Row]:
-        """Schema and administration statements, in an auto-commit transaction."""
-        with self._errors(), self._driver.session(database=self.database) as session:
+        """Schema and administration statements, in an auto-commit transaction (leader)."""
+        with self._errors(), self._session() as session:
             self._connect()
-            result = session.run(statements.load(name), dict(params))
-            return [{k: _plain(v) for k, v in r.items()} for r in result]
+            return self._rows(session.run(statements.load(name), dict(params)))
 
     def explain(self, name: str, params: Mapping[str, Any]) -> None:
         """EXPLAIN a statement (plans it without running it); raises on a broken statement."""
         text = "EXPLAIN " + statements.load(name)
-        with self._errors(), self._driver.session(database=self.database) as session:
+        with self._errors(), self._session() as session:
             self._connect()
             session.run(text, dict(params)).consume()
 
     def profile(self, name: str, /, **params: Any) -> tuple[list[Row], Any]:
-        """PROFILE a read statement: its rows and the executed plan (benchmarks use it)."""
+        """PROFILE a read statement, on a reader: its rows and the executed plan
+        (benchmarks use it)."""
         text = "PROFILE " + statements.load(name)
-        with self._errors(), self._driver.session(database=self.database) as session:
+        with self._errors(), self._session(read=True) as session:
             self._connect()
             result = session.run(text, dict(params))
-            rows = [{k: _plain(v) for k, v in r.items()} for r in result]
+            rows = self._rows(result)
             summary = result.consume()
             return rows, summary.profile
 

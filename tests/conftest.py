@@ -80,7 +80,7 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
 @pytest.fixture(scope="session")
 def store(neo4j_settings: Settings) -> Iterator[object]:
     from cogmem.embed import embedder_identity
-    from cogmem.schema import init_schema
+    from cogmem.server.schema import init_schema
     from cogmem.store import Store
 
     st = Store(neo4j_settings)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cogmem import localserver
 from cogmem.config import load_settings
+from cogmem.server import local as localserver
 
 
 @contextmanager

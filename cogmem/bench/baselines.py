@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from cogmem.extract.lexicon import STOPWORDS
+from cogmem.text import STOPWORDS
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -34,7 +34,7 @@ def _stemmer() -> Callable[[str], str]:
             return word
 
         return light
-    return snowballstemmer.stemmer("porter").stemWord  # type: ignore[no-any-return]
+    return snowballstemmer.stemmer("porter").stemWord
 
 
 def tokenize(text: str, stem: bool) -> list[str]:

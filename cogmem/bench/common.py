@@ -50,28 +50,28 @@ def _ram_gib() -> float | None:
         return None
 
 
-def neo4j_version(store: Any) -> str | None:
-    """The server's agent string ("Neo4j/5.26.x"), read from the driver's handshake."""
-    driver = getattr(store, "_driver", None)
-    if driver is None:
-        return None
+def neo4j_version(memory: Any) -> str | None:
+    """The server's agent string ("Neo4j/5.26.x"), read from the driver's handshake
+    (:meth:`cogmem.api.Memory.server_agent`; None when it cannot be read)."""
     try:
-        return str(driver.get_server_info().agent)
+        agent = memory.server_agent()
     except Exception:  # a benchmark must not fail over its description line
         return None
+    return None if agent is None else str(agent)
 
 
 def machine_info(
-    store: Any | None = None, embedder: str | None = None, uri: str | None = None
+    memory: Any | None = None, embedder: str | None = None, uri: str | None = None
 ) -> dict[str, Any]:
-    """Cores, RAM, CPU model, OS, Python, Neo4j version and embedder, as a dict."""
+    """Cores, RAM, CPU model, OS, Python, Neo4j version (of ``memory``'s server, a
+    :class:`cogmem.api.Memory`) and embedder, as a dict."""
     return {
         "cores": os.cpu_count(),
         "cpu": _cpu_model(),
         "ram_gib": _ram_gib(),
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
-        "neo4j": neo4j_version(store) if store is not None else None,
+        "neo4j": neo4j_version(memory) if memory is not None else None,
         "neo4j_uri": uri,
         "embedder": embedder,
     }

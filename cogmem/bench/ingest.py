@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from cogmem.ingest import read_file
 from cogmem.models import RecordType
-from cogmem.readers import read_file
 
 RECORD_TYPES = tuple(t.value for t in RecordType)
 
@@ -104,7 +104,7 @@ def _check(
     first: dict[str, Any],
     second: dict[str, Any],
 ) -> IngestCheck:
-    rows = mem.store.read("inspect/records_with_turns", group=mem.group)
+    rows = mem.records()
     by_type = Counter(r["type"] for r in rows)
     persons = {r["name"] for r in rows if r["type"] == "Person"}
     no_evidence = sum(1 for r in rows if not r["turn_texts"])

@@ -22,9 +22,9 @@ from pydantic import BaseModel, Field
 
 from cogmem.bench.baselines import FlatBaselines
 from cogmem.bench.common import percentile
-from cogmem.graph import short_date
+from cogmem.ingest import read_file
+from cogmem.ingest.rows import short_date
 from cogmem.models import Conversation
-from cogmem.readers import read_file
 
 KS = (5, 10, 25)
 CATEGORY_NAMES = {

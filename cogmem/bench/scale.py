@@ -20,19 +20,23 @@ import resource
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
 from cogmem.bench.common import percentile
-from cogmem.extract import HeuristicExtractor
-from cogmem.ingest import Ingestor
 from cogmem.models import Conversation, Turn
-from cogmem.retrieval.controller import Controller
-from cogmem.retrieval.operators import Operators
-from cogmem.store import Store
+
+if TYPE_CHECKING:
+    from cogmem.api import Memory
+    from cogmem.config import Settings
+    from cogmem.retrieval.operators import Operators
+
+GROUP = "bench-scale"
+T = TypeVar("T")
 
 PEOPLE = [
     "Avery",
@@ -177,14 +181,15 @@ class ScaleReport(BaseModel):
     queries_per_size: int
 
 
-def _du_mib(path: Path | None) -> float | None:
+def du_mib(path: Path | None) -> float | None:
     if path is None or not path.exists():
         return None
     total = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
     return round(total / 2**20, 1)
 
 
-def _time(fn: Callable[[], Any], bucket: list[float]) -> Any:
+def timed(fn: Callable[[], T], bucket: list[float]) -> T:
+    """Call ``fn`` and add the seconds it took to ``bucket``."""
     started = time.perf_counter()
     result = fn()
     bucket.append(time.perf_counter() - started)
@@ -204,9 +209,23 @@ def plan_text(plan: Any, depth: int = 0) -> str:
     return "\n".join([line, *(plan_text(c, depth + 1) for c in plan.get("children", []))])
 
 
+def scale_memory(settings: Settings) -> Memory:
+    """The Memory the benchmark grows: group ``bench-scale``, the hashing embedder, the
+    heuristic extractor and the rule router (whatever LLM the settings name)."""
+    from cogmem.api import Memory
+    from cogmem.extract import HeuristicExtractor
+    from cogmem.retrieval import RuleRouter
+
+    return Memory(
+        settings.model_copy(update={"group": GROUP}),
+        embedder=HashingEmbedder(),
+        extractor=HeuristicExtractor(),
+        router=RuleRouter(),
+    )
+
+
 def run_scale(
-    store: Store,
-    group: str,
+    memory: Memory,
     sizes: Sequence[int],
     data_dir: Path | None = None,
     turns_per_conversation: int = 200,
@@ -214,34 +233,34 @@ def run_scale(
     seed: int = 7,
     log: Callable[[str], None] = print,
 ) -> ScaleReport:
-    """Grow one group through ``sizes`` (memory records) and measure at each size."""
+    """Grow ``memory``'s group through ``sizes`` (memory records) and measure at each size.
+
+    ``memory`` is a :func:`scale_memory` (its embedder is the hashing one)."""
     rng = random.Random(seed)
-    while store.write("admin/forget_group", group=group, batch=20_000)[0]["deleted"]:
-        pass  # start from an empty group: the generator is deterministic per seed
-    embedder = HashingEmbedder()
-    ingestor = Ingestor(store, embedder, HeuristicExtractor(), group, batch_size=200)
-    ops = Operators(store, group)
-    controller = Controller(store, group, embedder)  # type: ignore[arg-type]
+    memory.forget(batch=20_000)  # start from an empty group: the generator is deterministic
+    embedder = memory.embedder
+    ops = memory.operators()
+    controller = memory.controller()
     points: list[SizePoint] = []
     plans: dict[str, str] = {}
     conv_index = turns = 0
     for size in sorted(sizes):
         ingest_seconds = 0.0
         grown_turns = 0
-        records_before = _records(store, group)
-        while _records(store, group) < size:
+        records_before = records_of(memory)
+        while records_of(memory) < size:
             conv = synthetic_conversation(conv_index, turns_per_conversation, rng)
             conv_index += 1
             started = time.perf_counter()
-            ingestor.ingest([conv])
+            memory.ingest_conversations([conv], batch_size=200)
             ingest_seconds += time.perf_counter() - started
             grown_turns += len(conv.turns)
             if conv_index % 25 == 0:
-                log(f"  {_records(store, group)} records…")
+                log(f"  {records_of(memory)} records…")
         turns += grown_turns
-        records = _records(store, group)
+        records = records_of(memory)
         log(f"size {size}: {records} records, {turns} turns; measuring {queries} queries")
-        store.admin("meta/await_indexes", seconds=600)
+        memory.await_indexes(seconds=600)
         buckets: dict[str, list[float]] = {
             k: [] for k in ("anchor", "traverse", "intersect", "ground", "search")
         }
@@ -252,14 +271,14 @@ def run_scale(
                 person=person, other=other, thing=rng.choice(THINGS)
             )
             qvec = embedder.embed_query(question)
-            anchor = _time(lambda q=question, v=qvec: ops.anchor(q, v, pool=100), buckets["anchor"])
+            anchor = timed(partial(ops.anchor, question, qvec, pool=100), buckets["anchor"])
             ids = [persons[person]] if person in persons else []
-            _time(lambda i=ids, v=qvec: ops.traverse(i, v, depth=2), buckets["traverse"])
+            timed(partial(ops.traverse, ids, qvec, depth=2), buckets["traverse"])
             pair = [persons[p] for p in (person, other) if p in persons]
-            _time(lambda i=pair, v=qvec: ops.intersect(i, v), buckets["intersect"])
+            timed(partial(ops.intersect, pair, qvec), buckets["intersect"])
             turn_ids = [t.id for t in anchor.turns[:30]]
-            _time(lambda i=turn_ids, v=qvec: ops.ground(i, window=1, vector=v), buckets["ground"])
-            _time(lambda q=question: controller.run(q, k=10), buckets["search"])
+            timed(partial(ops.ground, turn_ids, window=1, vector=qvec), buckets["ground"])
+            timed(partial(controller.run, question, k=10), buckets["search"])
         points.append(
             SizePoint(
                 records=records,
@@ -277,28 +296,30 @@ def run_scale(
                     )
                     for k, v in buckets.items()
                 },
-                store_mib=_du_mib(data_dir),
+                store_mib=du_mib(data_dir),
                 peak_rss_mib=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             )
         )
-    plans = _plans(store, group, embedder, ops)
+    plans = profile_plans(memory, ops)
     return ScaleReport(sizes=points, plans=plans, embedder=embedder.name, queries_per_size=queries)
 
 
-def _records(store: Store, group: str) -> int:
-    return int(store.read("inspect/group_size", group=group)[0]["records"])
+def records_of(memory: Memory) -> int:
+    """Memory records in the group."""
+    return int(memory.size()["records"])
 
 
-def _plans(store: Store, group: str, embedder: HashingEmbedder, ops: Operators) -> dict[str, str]:
+def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
     """PROFILE the statements a search runs, at the largest size."""
-    from cogmem.graph import group_key
+    from cogmem.ingest.ids import group_key
     from cogmem.retrieval.lucene import group_query
 
+    group = memory.group
     q = "When did Avery go to the pottery class?"
-    vec = [float(x) for x in embedder.embed_query(q)]
+    vec = [float(x) for x in memory.embedder.embed_query(q)]
     lucene = group_query(group_key(group), ["avery", "pottery", "class"])
     persons = [p["id"] for p in ops.persons()][:1]
-    calls = {
+    calls: dict[str, dict[str, Any]] = {
         "operators/anchor_vector_memory": dict(
             vector=vec, k=400, group=group, types=None, limit=100
         ),
@@ -320,7 +341,7 @@ def _plans(store: Store, group: str, embedder: HashingEmbedder, ops: Operators) 
     }
     out = {}
     for name, params in calls.items():
-        _, profile = store.profile(name, **params)
+        _, profile = memory.profile(name, **params)
         out[name] = plan_text(profile)
     return out
 

@@ -11,48 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from cogmem.extract.base import ExtractionContext
 from cogmem.extract.lexicon import (
     ACTIVITIES,
     DISLIKE_VERBS,
     LIKE_VERBS,
-    NEGATIVE,
     NOT_NAMES,
     PAST_IRREGULAR,
-    POSITIVE,
     RELATIONS,
-    STOPWORDS,
     USE_VERBS,
     VERBISH,
 )
 from cogmem.models import ExtractedRecord, Extraction, RecordType, TimeRange, Turn
 from cogmem.temporal import TimeMention, find_time_expressions, infer_tense
-
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)")
-WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
-
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-    text: str
-
-
-def sentences(text: str) -> list[Span]:
-    """Sentence spans of ``text``; each span's text is exactly ``text[start:end]``."""
-    spans = []
-    for m in SENTENCE.finditer(text):
-        raw = m.group(0)
-        lead = len(raw) - len(raw.lstrip())
-        body = raw.strip()
-        if len(body) < 2 or not any(ch.isalnum() for ch in body):
-            continue
-        start = m.start() + lead
-        spans.append(Span(start, start + len(body), body))
-    return spans
+from cogmem.text import NEGATIVE, POSITIVE, STOPWORDS, WORD, Span, sentences
 
 
 def _rx(*alternatives: str) -> re.Pattern[str]:
@@ -240,24 +213,6 @@ def _weak_mention(mention: TimeMention) -> tuple[bool, int]:
     """Sort key: explicit or relative mentions first ("yesterday", "last May"), then bare
     names ("the Saturday hiking club" is rarely a date), each in order of appearance."""
     return (_STRONG_TIME.search(mention.text) is None, mention.start)
-
-
-def describe_time(tr: TimeRange) -> str:
-    """A short human rendering of a resolved time range."""
-    start = tr.start
-    if tr.granularity in ("instant", "day"):
-        return f"{start.day} {start:%B %Y}"
-    if tr.granularity == "weekend":
-        return f"weekend of {start.day} {start:%B %Y}"
-    if tr.granularity == "week":
-        return f"week of {start.day} {start:%B %Y}"
-    if tr.granularity == "month":
-        return f"{start:%B %Y}"
-    if tr.granularity == "season":
-        return f"{tr.text} ({start:%B %Y} to {tr.end:%B %Y})"
-    if tr.granularity == "year":
-        return f"{start.year}"
-    return f"the {start.year}s"
 
 
 _ASK_ME = re.compile(r"\bif you ask me\b")
@@ -460,7 +415,7 @@ class HeuristicExtractor:
 
         def emit(rtype: RecordType, confidence: float, **extra: object) -> None:
             fields = {**base, "content": content, "persons": persons, **extra}
-            out.append(ExtractedRecord(type=rtype, confidence=confidence, **fields))  # type: ignore[arg-type]
+            out.append(ExtractedRecord(type=rtype, confidence=confidence, **fields))
 
         if is_question:
             if time is not None or PAST_VERB.search(s):
@@ -503,7 +458,7 @@ class HeuristicExtractor:
                     ExtractedRecord(
                         type=RecordType.FACT,
                         confidence=0.7,
-                        relation=relation,  # type: ignore[arg-type]
+                        relation=relation,
                         content=content,
                         persons=persons,
                         **{**base, "concepts": [obj.lower(), *concepts][:5]},

@@ -1,36 +1,14 @@
-"""Word lists the heuristic extractor relies on. Plain data, kept apart from the rules."""
+"""Cue lists only the heuristic extractor relies on. Plain data, kept apart from the rules.
+
+The shared lists (stopwords, sentiment words) are in :mod:`cogmem.text`.
+"""
 
 from __future__ import annotations
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-STOPWORDS = _words(
-    """
-    a about above after again against all almost also am an and any are aren't as at be
-    because been before being below between both but by can can't cannot could couldn't did
-    didn't do does doesn't doing don't down during each else even ever every few for from
-    further get gets getting got gonna had hadn't has hasn't have haven't having he he'd
-    he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if
-    in into is isn't it it's its itself just let let's like lot lots maybe me more most much
-    must my myself no nor not now of off oh ok okay on once only or other ought our ours
-    ourselves out over own pretty quite rather really same she she'd she'll she's should
-    shouldn't so some such than that that's the their theirs them themselves then there
-    there's these they they'd they'll they're they've this those though through to too
-    totally under until up upon us very was wasn't we we'd we'll we're we've well were
-    weren't what what's when when's where where's which while who who's whom why why's will
-    with won't would wouldn't yeah yes yet you you'd you'll you're you've your yours
-    yourself yourselves wow hey hi hello thanks thank awesome cool great nice sure
-    definitely absolutely super amazing something anything everything nothing someone anyone
-    everyone thing things stuff kind sort way ways time times day days bit lot one ones lol
-    haha
-    """
-)
+from cogmem.text.lexicon import word_set
 
 # Capitalised words that are not names when they open or sit inside a sentence.
-NOT_NAMES = _words(
+NOT_NAMES = word_set(
     """
     I I'm I've I'll I'd Hey Hi Hello Thanks Thank Yes Yeah Yep Nope No Oh Wow Cool Great
     Sure Awesome Nice Good Well So And But Or Also Absolutely Definitely Totally Really Haha
@@ -47,7 +25,7 @@ NOT_NAMES = _words(
     """
 )
 
-RELATIONS = _words(
+RELATIONS = word_set(
     """
     mom mother mum dad father parents sister sisters brother brothers sibling siblings
     husband wife partner boyfriend girlfriend fiance fiancee son sons daughter daughters kid
@@ -55,26 +33,6 @@ RELATIONS = _words(
     cousin cousins nephew niece friend friends bestie bff boss coworker coworkers colleague
     colleagues mentor mentors neighbor neighbour roommate teacher coach family team
     teammates dog dogs cat cats pet pets puppy kitten
-    """
-)
-
-POSITIVE = _words(
-    """
-    amazing awesome beautiful brave brilliant caring cool courageous creative dedicated
-    excellent fantastic fun generous genius gifted good great happy hardworking hard-working
-    helpful honest impressive incredible inspiring inspirational kind lovely lucky nice
-    passionate patient perfect proud respectful smart strong supportive sweet talented
-    thoughtful valuable wonderful wise admirable awesome resilient fearless skilled skillful
-    determined motivated motivating insightful exciting cute adorable gorgeous stunning
-    """
-)
-
-NEGATIVE = _words(
-    """
-    annoying arrogant awful bad boring careless cruel dishonest dumb irresponsible jealous
-    lazy mean messy rude selfish sloppy stubborn stupid terrible toxic unfair unreliable
-    unhelpful weak wrong crazy horrible disappointing disappointed frustrating frustrated
-    unprofessional useless pathetic hateful boring sad upset angry scary overrated
     """
 )
 
@@ -128,7 +86,7 @@ USE_VERBS = (
     "practise",
 )
 
-PAST_IRREGULAR = _words(
+PAST_IRREGULAR = word_set(
     """
     went got took made saw met ran did had bought found began became brought built came
     caught chose drew drove ate fell felt fought flew forgot gave grew heard held hid hit
@@ -143,7 +101,7 @@ PAST_IRREGULAR = _words(
 )
 
 # Words that end a noun phrase: auxiliaries and common verbs (any form).
-VERBISH = _words(
+VERBISH = word_set(
     """
     is are was were be been being am has have had do does did can could will would shall
     should must might may looks look looked seems seem seemed feels feel felt gets get got
@@ -158,7 +116,7 @@ VERBISH = _words(
 )
 
 # Activities people report doing; a sentence that names one involves that concept.
-ACTIVITIES = _words(
+ACTIVITIES = word_set(
     """
     hiking camping swimming running jogging painting drawing cooking baking fishing skiing
     snowboarding surfing climbing cycling biking dancing singing reading writing gaming

@@ -38,9 +38,8 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
-from cogmem.config import ConfigError, Settings
 from cogmem.extract.base import ExtractionContext, Extractor, check_quotes
-from cogmem.extract.heuristic import HeuristicExtractor, describe_time, sentences
+from cogmem.extract.heuristic import HeuristicExtractor
 from cogmem.llm import LLMClient, LLMError, LLMStats
 from cogmem.models import (
     ENTITY_TYPES,
@@ -49,7 +48,8 @@ from cogmem.models import (
     RecordType,
     Turn,
 )
-from cogmem.temporal import infer_tense, resolve
+from cogmem.temporal import describe_time, infer_tense, resolve
+from cogmem.text import sentences
 
 logger = logging.getLogger(__name__)
 
@@ -310,20 +310,13 @@ class LLMExtractor:
 
     def __init__(
         self,
-        settings: Settings | None = None,
+        client: LLMClient,
         *,
-        client: LLMClient | None = None,
         fallback: Extractor | None = None,
         max_previous: int = 20,
         temperature: float = 0.0,
-        backoff_base_s: float = 0.2,
     ) -> None:
-        if client is None:
-            if settings is None:
-                raise ConfigError("LLMExtractor needs settings or an LLMClient")
-            if settings.llm != "openai":
-                raise ConfigError("the LLM extractor needs llm = 'openai' (COGMEM_LLM=openai)")
-            client = LLMClient(settings, backoff_base_s=backoff_base_s)
+        """``client`` is the caller's (see :class:`cogmem.clients.Clients`), who closes it."""
         self.client = client
         self.fallback: Extractor = fallback or HeuristicExtractor()
         self.max_previous = max_previous

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from cogmem.extract.lexicon import STOPWORDS
+from cogmem.text import STOPWORDS
 
 QUESTION_WORDS = frozenset(
     """what when where who whom whose which why how does did do is are was were has have had

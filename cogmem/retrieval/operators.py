@@ -7,19 +7,23 @@
   depth ≤ 2.
 * **Intersect** — concepts shared by several entities' neighbourhoods (10 per entity).
 * **Ground** — the verbatim source turns of records, with neighbouring turns if asked.
+
+What they return is plain data (:mod:`cogmem.retrieval.candidates`); the controller reaches
+them through its ``Operators`` protocol, which this class implements.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from cogmem.graph import group_key
-from cogmem.models import RecordType, TimeRange
+from cogmem.ingest.ids import group_key
+from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
+from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Shared
 from cogmem.retrieval.lucene import group_query, keywords
 from cogmem.store import Store
 
@@ -31,101 +35,34 @@ MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
 VECTOR_OVERFETCH = 4
 ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
-DEFAULT_TRAVERSE_RELS = (
-    "PARTICIPATED_IN",
-    "HAS_FACT",
-    "CLAIMS",
-    "TARGETS",
-    "INVOLVES",
-    "ABOUT",
-    "LIKES",
-    "DISLIKES",
-    "USES",
-    "KNOWS",
-    "SUPPORTED_BY",
-    "SUPERSEDES",
-    "CONFLICTS_WITH",
-    "REFERENCES",
-    "CAUSES",
+DEFAULT_TRAVERSE_RELS: tuple[RelType, ...] = (
+    RelType.PARTICIPATED_IN,
+    RelType.HAS_FACT,
+    RelType.CLAIMS,
+    RelType.TARGETS,
+    RelType.INVOLVES,
+    RelType.ABOUT,
+    RelType.LIKES,
+    RelType.DISLIKES,
+    RelType.USES,
+    RelType.KNOWS,
+    RelType.SUPPORTED_BY,
+    RelType.SUPERSEDES,
+    RelType.CONFLICTS_WITH,
+    RelType.REFERENCES,
+    RelType.CAUSES,
 )
-INTERSECT_RELS = ("LIKES", "USES", "DISLIKES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS")
-
-
-class Candidate(BaseModel):
-    """A node an operator returned, with the scores that ranked it."""
-
-    id: str
-    type: str
-    name: str | None = None
-    content: str = ""
-    quote: str | None = None
-    speaker: str | None = None
-    subject: str | None = None
-    source: str | None = None
-    target: str | None = None
-    status: str | None = None
-    turn_id: str | None = None
-    source_id: str | None = None
-    conversation_id: str | None = None
-    idx: int | None = None
-    time_start: datetime | None = None
-    time_end: datetime | None = None
-    time_text: str | None = None
-    at: datetime | None = None
-    consolidated: bool = False
-    bm25: float = 0.0
-    fuzzy: float = 0.0
-    vector: float = 0.0
-    score: float = 0.0
-    path: list[str] = Field(default_factory=list)
-
-    @property
-    def cosine(self) -> float:
-        """Neo4j reports cosine similarity as (1 + cos) / 2; this is cos again."""
-        return 2.0 * self.vector - 1.0
-
-
-class AnchorResult(BaseModel):
-    entries: list[Candidate]
-    records: list[Candidate]
-    turns: list[Candidate]
-    types: list[str] | None
-    widened: bool = False
-
-
-class Shared(BaseModel):
-    """A concept several entities' neighbourhoods share, with the linking records."""
-
-    id: str
-    name: str
-    similarity: float
-    links: dict[str, list[str]]
-
-
-class GroundedRecord(BaseModel):
-    id: str
-    type: str
-    source: str | None = None
-    target: str | None = None
-    status: str | None = None
-    vector: float = 0.0
-
-
-class GroundedTurn(BaseModel):
-    """A turn that grounds a record (offset 0) or neighbours it (offset ≠ 0)."""
-
-    record_id: str
-    turn_id: str
-    id: str
-    source_id: str
-    conversation_id: str
-    speaker: str
-    text: str
-    at: datetime | None = None
-    idx: int
-    offset: int
-    vector: float = 0.0
-    records: list[GroundedRecord] = Field(default_factory=list)
+"""Every relationship between memory records (not provenance: HAS_SESSION, HAS_TURN, NEXT,
+EVIDENCED_BY)."""
+INTERSECT_RELS: tuple[RelType, ...] = (
+    RelType.LIKES,
+    RelType.USES,
+    RelType.DISLIKES,
+    RelType.PARTICIPATED_IN,
+    RelType.HAS_FACT,
+    RelType.CLAIMS,
+)
+"""What two persons can share: tastes, tools, events, facts and views."""
 
 
 _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
@@ -150,7 +87,7 @@ def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
     best = 0.0
     if cand.name:
         best = fuzz.WRatio(cand.name, question) / 100.0
-        if cand.type in ("Person", "Concept"):
+        if cand.type in ENTITY_TYPES:
             best = max(best, fuzz.partial_ratio(cand.name.lower(), question.lower()) / 100.0)
     if cand.content and terms:
         best = max(best, fuzz.token_set_ratio(" ".join(terms), cand.content.lower()) / 100.0)
@@ -187,7 +124,7 @@ class Operators:
         query = group_query(self.token, terms)
         records = self._anchor_records(question, terms, query, vec, types, pool)
         widened = False
-        if types is not None and not any(c.type not in ("Person", "Concept") for c in records):
+        if types is not None and not any(c.type not in ENTITY_TYPES for c in records):
             widened = True
             records = self._anchor_records(question, terms, query, vec, None, pool)
         turns = self._anchor_turns(query, vec, pool) if with_turns else []
@@ -266,7 +203,7 @@ class Operators:
         self,
         ids: list[str],
         vector: np.ndarray,
-        rel_types: tuple[str, ...] | list[str] = (DEFAULT_TRAVERSE_RELS),
+        rel_types: Sequence[str] = DEFAULT_TRAVERSE_RELS,
         window: TimeRange | None = None,
         depth: int = 1,
         per_node: int = MAX_PER_HOP,
@@ -288,7 +225,7 @@ class Operators:
                 "operators/traverse_hop",
                 ids=frontier,
                 group=self.group,
-                rel_types=list(rel_types),
+                rel_types=[str(rel) for rel in rel_types],
                 types=types if last else None,
                 start=window.start if window else None,
                 end=window.end if window else None,
@@ -314,7 +251,7 @@ class Operators:
         self,
         entity_ids: list[str],
         vector: np.ndarray,
-        rel_types: tuple[str, ...] = INTERSECT_RELS,
+        rel_types: Sequence[str] = INTERSECT_RELS,
         per_entity: int = INTERSECT_PER_ENTITY,
     ) -> list[Shared]:
         if len(entity_ids) < 2:
@@ -323,7 +260,7 @@ class Operators:
             "operators/intersect",
             ids=entity_ids,
             group=self.group,
-            rel_types=list(rel_types),
+            rel_types=[str(rel) for rel in rel_types],
             per_entity=min(per_entity, INTERSECT_PER_ENTITY),
             vector=[float(x) for x in vector],
             min_shared=2,

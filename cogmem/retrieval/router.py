@@ -12,14 +12,11 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from cogmem.models import TimeRange
+from cogmem.models import Intent, RecordType, TimeRange
 from cogmem.retrieval.lucene import keywords
 from cogmem.temporal import question_window, resolve
 
 log = logging.getLogger(__name__)
-
-Intent = Literal["single-hop", "temporal", "multi-hop", "opinion", "update", "open"]
-INTENTS: tuple[Intent, ...] = ("single-hop", "temporal", "multi-hop", "opinion", "update", "open")
 
 
 class EntityRef(BaseModel):
@@ -85,11 +82,40 @@ _CAUSE = re.compile(
 _DECISION = re.compile(r"\bdecid|\bdecision|\bchose|\bchoice|\bplan(?:ned)?\b", re.IGNORECASE)
 _TODO = re.compile(r"\bto-?do\b|\bneed(?:s)? to\b|\bhave to\b|\btasks?\b|\bremind", re.IGNORECASE)
 
-TYPES_BY_INTENT: dict[str, list[str] | None] = {
-    "temporal": ["Event", "Fact", "Decision", "Todo", "Reminder"],
-    "opinion": ["Claim"],
-    "update": ["Claim", "Fact"],
+
+def _labels(*types: RecordType) -> tuple[str, ...]:
+    return tuple(t.value for t in types)
+
+
+TYPES_BY_INTENT: dict[Intent, tuple[str, ...]] = {
+    "temporal": _labels(
+        RecordType.EVENT, RecordType.FACT, RecordType.DECISION, RecordType.TODO, RecordType.REMINDER
+    ),
+    "opinion": _labels(RecordType.CLAIM),
+    "update": _labels(RecordType.CLAIM, RecordType.FACT),
 }
+"""Record types Anchor searches per intent (the others search every type)."""
+DECISION_TYPES = _labels(
+    RecordType.DECISION, RecordType.FACT, RecordType.REMINDER, RecordType.INSIGHT, RecordType.EVENT
+)
+"""For questions about decisions and plans (any intent but opinion)."""
+TODO_TYPES = _labels(RecordType.TODO, RecordType.REMINDER, RecordType.DECISION)
+"""For single-hop questions about tasks and reminders."""
+
+RecordTypeName = Literal[
+    "Person",
+    "Concept",
+    "Event",
+    "Fact",
+    "Claim",
+    "Decision",
+    "Todo",
+    "Reminder",
+    "Insight",
+    "KeyFact",
+]
+"""The values of :class:`RecordType`, spelled out for the LLM router's JSON schema (a test
+checks that the two agree)."""
 
 
 def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
@@ -131,11 +157,12 @@ class RuleRouter:
             intent = "multi-hop"
         else:
             intent = "single-hop"
-        node_types = TYPES_BY_INTENT.get(intent)
+        types = TYPES_BY_INTENT.get(intent)
+        node_types = list(types) if types is not None else None
         if _DECISION.search(question) and intent not in ("opinion",):
-            node_types = ["Decision", "Fact", "Reminder", "Insight", "Event"]
+            node_types = list(DECISION_TYPES)
         elif _TODO.search(question) and intent == "single-hop":
-            node_types = ["Todo", "Reminder", "Decision"]
+            node_types = list(TODO_TYPES)
         source = target = None
         if intent in ("opinion", "update") and entities:
             source = entities[0].name
@@ -163,23 +190,7 @@ class _LLMPlan(BaseModel):
     opinion_source: str | None = None
     opinion_target: str | None = None
     time_expression: str | None = None
-    node_types: (
-        list[
-            Literal[
-                "Person",
-                "Concept",
-                "Event",
-                "Fact",
-                "Claim",
-                "Decision",
-                "Todo",
-                "Reminder",
-                "Insight",
-                "KeyFact",
-            ]
-        ]
-        | None
-    ) = None
+    node_types: list[RecordTypeName] | None = None
     wants_both: bool = False
     wants_cause: bool = False
 
@@ -221,7 +232,7 @@ class LLMRouter:
             log.warning("LLM router failed (%s); using the rule router", exc)
             return rules
         by_name = {p.name.lower(): p for p in persons}
-        entities = []
+        entities: list[EntityRef] = []
         for name in answer.entities:
             ref = by_name.get(name.lower())
             if ref is not None and all(e.name != ref.name for e in entities):

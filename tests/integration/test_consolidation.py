@@ -136,7 +136,7 @@ def mem(neo4j_settings: Settings, store: Store, group: str) -> Memory:
 
 
 def run(mem: Memory, embedder: Embedder, **kwargs: Any) -> ConsolidationReport:
-    return consolidate(mem.store, mem.group, embedder, mem.settings, **kwargs)
+    return consolidate(mem.store, mem.group, embedder, **kwargs)
 
 
 def consolidated_facts(mem: Memory) -> list[dict[str, Any]]:
@@ -254,22 +254,23 @@ def test_a_bridging_hike_joins_two_facts(mem: Memory, store: Store, embedder: Em
 def test_facts_are_worded_by_the_llm_when_configured(
     mem: Memory, store: Store, embedder: Embedder, llm_server: Any
 ) -> None:
+    from cogmem.llm import LLMClient
     from tests.llm_server import settings_for
 
     ingest(store, embedder, mem.group, "c1", hikes("Alice", [0, 9, 18]))
-    llm_settings = settings_for(llm_server)
     llm_server.reply("Alice goes hiking regularly, three times in June 2023.")
-    report = consolidate(mem.store, mem.group, embedder, llm_settings)
-    assert report.facts_created == 1 and report.llm_fallbacks == 0
-    [fact] = consolidated_facts(mem)
-    assert fact["content"] == "Alice goes hiking regularly, three times in June 2023."
-    prompt = llm_server.chat_requests[0].message("user")
-    assert "hiking" in prompt and "2023-06-11" in prompt
+    with LLMClient(settings_for(llm_server)) as llm:
+        report = consolidate(mem.store, mem.group, embedder, llm=llm)
+        assert report.facts_created == 1 and report.llm_fallbacks == 0
+        [fact] = consolidated_facts(mem)
+        assert fact["content"] == "Alice goes hiking regularly, three times in June 2023."
+        prompt = llm_server.chat_requests[0].message("user")
+        assert "hiking" in prompt and "2023-06-11" in prompt
 
-    ingest(store, embedder, mem.group, "c2", hikes("Alice", [25]))
-    llm_server.fail(500).fail(500).fail(500)  # every attempt fails: the template is used
-    report = consolidate(mem.store, mem.group, embedder, llm_settings)
-    assert report.facts_extended == 1 and report.llm_fallbacks == 1
+        ingest(store, embedder, mem.group, "c2", hikes("Alice", [25]))
+        llm_server.fail(500).fail(500).fail(500)  # every attempt fails: the template is used
+        report = consolidate(mem.store, mem.group, embedder, llm=llm)
+        assert report.facts_extended == 1 and report.llm_fallbacks == 1
     [fact] = consolidated_facts(mem)
     assert fact["content"].startswith("Alice repeatedly went hiking: 4 times")
 

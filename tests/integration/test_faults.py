@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from neo4j import GraphDatabase
 
-from cogmem import localserver
 from cogmem.api import Memory
 from cogmem.config import Settings, load_settings
+from cogmem.server import local as localserver
 from cogmem.store import Store, Unreachable
 from tests.llm_server import ScriptedLLMServer, settings_for
 

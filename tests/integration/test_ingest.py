@@ -10,8 +10,7 @@ import pytest
 
 from cogmem.api import Memory
 from cogmem.config import Settings
-from cogmem.ingest import Ingestor
-from cogmem.readers import ReaderError, read_file
+from cogmem.ingest import Ingestor, ReaderError, read_file
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration

@@ -19,7 +19,7 @@ from cogmem.api import Memory
 from cogmem.cli import app
 from cogmem.config import Settings
 from cogmem.consolidate import consolidate
-from cogmem.graph import group_key
+from cogmem.ingest.ids import group_key
 from cogmem.retrieval.operators import Operators
 from cogmem.store import Store
 from cogmem.transfer import export_group, import_group
@@ -86,7 +86,7 @@ def two_groups(
     mem_a.ingest(chat(tmp / "a.jsonl"))
     mem_b.ingest(chat(tmp / "b.jsonl", B_MARK))
     for mem in (mem_a, mem_b):
-        consolidate(store, mem.group, mem.embedder, mem.settings)
+        consolidate(store, mem.group, mem.embedder)
     try:
         yield {
             "a": mem_a,
@@ -182,7 +182,7 @@ def pair(neo4j_settings: Settings, store: Store, tmp_path: Path) -> Iterator[tup
     other = mem.for_group(f"test-keep-{tag}")
     mem.ingest(chat(tmp_path / "a.jsonl"))
     other.ingest(chat(tmp_path / "b.jsonl", B_MARK))
-    consolidate(store, mem.group, mem.embedder, mem.settings)
+    consolidate(store, mem.group, mem.embedder)
     try:
         yield mem, other
     finally:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cogmem import localserver
 from cogmem.config import load_settings, read_config_file
+from cogmem.server import local as localserver
 from cogmem.store import Store, Unreachable
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

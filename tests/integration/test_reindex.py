@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from cogmem.api import Memory
 from cogmem.cli import app
 from cogmem.config import Settings, load_settings
-from cogmem.schema import EmbedderMismatch, recorded_embedder
+from cogmem.server.schema import EmbedderMismatch, recorded_embedder
 from cogmem.store import Store
 from tests.llm_server import ScriptedLLMServer
 from tests.servers import throwaway_server

@@ -4,7 +4,7 @@ import pytest
 
 from cogmem import statements
 from cogmem.embed import embedder_identity
-from cogmem.schema import EmbedderMismatch, check_embedder, init_schema, recorded_embedder
+from cogmem.server.schema import EmbedderMismatch, check_embedder, init_schema, recorded_embedder
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration

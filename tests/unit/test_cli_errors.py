@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cogmem.cli import app
-from cogmem.localserver import free_port
+from cogmem.server.local import free_port
 
 pytestmark = pytest.mark.unit
 

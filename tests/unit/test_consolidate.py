@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 import numpy as np
 import pytest
 
 from cogmem.consolidate import (
     ClaimRow,
+    ConsolidationReport,
     ConsolidationSettings,
     EventRow,
     LinkRecord,
@@ -23,6 +25,8 @@ from cogmem.consolidate import (
     plan_facts,
     qualifies,
 )
+from cogmem.consolidate.facts import fact_contents
+from cogmem.llm import LLMClient, LLMError
 
 pytestmark = pytest.mark.unit
 
@@ -151,6 +155,39 @@ def test_the_offline_wording() -> None:
         describe_span(datetime(2022, 12, 28), datetime(2023, 1, 3))
         == "between 28 December 2022 and 3 January 2023"
     )
+
+
+class ScriptedLLM:
+    """Stands in for an LLMClient: answers each prompt in turn (an exception is raised)."""
+
+    def __init__(self, *answers: str | Exception) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def complete_text(self, system: str, user: str) -> str:
+        self.prompts.append(user)
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def test_an_llm_words_facts_only_when_a_client_is_given() -> None:
+    config = ConsolidationSettings()
+    rows = event_rows([0, 9, 18]) + event_rows([0, 9, 18], concept="c2")
+    plans = plan_facts(rows, [], "g", config)
+    templates = [
+        fact_template(p.person, p.concept, p.occasions, p.events[0].t, p.events[-1].t)
+        for p in plans
+    ]
+    report = ConsolidationReport(group="g")
+    assert fact_contents(plans, None, report) == [(t, "template") for t in templates]
+
+    llm = ScriptedLLM("  Alice   hikes\noften. ", LLMError("down", reason="timeout"))
+    contents = fact_contents(plans, cast(LLMClient, llm), report)
+    assert contents == [("Alice hikes often.", "llm"), (templates[1], "template")]
+    assert report.llm_fallbacks == 1
+    assert "Person: Alice" in llm.prompts[0] and "2023-06-20" in llm.prompts[0]
 
 
 @pytest.mark.parametrize(

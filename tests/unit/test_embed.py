@@ -1,12 +1,14 @@
-"""The numpy MiniLM embedder, its WordPiece tokenizer, the OpenAI embedder (with a fake
-client) and the embedder factory. The expected token ids were derived by hand from the
-model's vocab.txt (and agree with HuggingFace's BertTokenizerFast)."""
+"""The numpy MiniLM embedder, its WordPiece tokenizer, the OpenAI embedder (through
+LLMClient, with a fake client and against the scripted server) and the embedder factory.
+The expected token ids were derived by hand from the model's vocab.txt (and agree with
+HuggingFace's BertTokenizerFast)."""
 
 from __future__ import annotations
 
 import math
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,7 +16,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cogmem import embed as embed_mod
 from cogmem.config import ConfigError, Settings
 from cogmem.embed import (
     Embedder,
@@ -27,6 +28,11 @@ from cogmem.embed import (
     make_embedder,
     minilm_model_dir,
 )
+from cogmem.embed import base as embed_base
+from cogmem.embed import bert as embed_bert
+from cogmem.embed import minilm as embed_minilm
+from cogmem.llm import LLMClient, LLMError
+from tests.llm_server import ScriptedLLMServer, fake_embedding, settings_for
 
 pytestmark = pytest.mark.unit
 
@@ -144,7 +150,7 @@ def test_gelu_is_the_erf_form() -> None:
     xs = np.linspace(-10, 10, 20001)
     ref = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in xs])
     out = xs.astype(np.float32)
-    embed_mod._gelu_inplace(out)
+    embed_bert._gelu_inplace(out)
     assert np.abs(out - ref).max() < 3e-6
 
 
@@ -232,7 +238,7 @@ def test_threads_setting_gives_same_vectors(embedder: MiniLMEmbedder) -> None:
 
 def test_thread_limit_without_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)
-    limiter = embed_mod._BlasThreads()
+    limiter = embed_minilm._BlasThreads()
     assert not limiter.available
     with limiter.limit(1):  # a no-op, not an error
         pass
@@ -252,10 +258,10 @@ def test_identity_without_loading(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_loading(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("embedder_identity must not load weights")
 
-    monkeypatch.setattr(embed_mod._MiniLMModel, "__init__", no_loading)
-    monkeypatch.setattr(embed_mod, "_MODEL_CACHE", {})
+    monkeypatch.setattr(embed_minilm._MiniLMModel, "__init__", no_loading)
+    monkeypatch.setattr(embed_base, "_MODEL_CACHE", {})
     assert embedder_identity(Settings(embedder="minilm")) == ("minilm", 384)
-    assert embed_mod._MODEL_CACHE == {}
+    assert embed_base._MODEL_CACHE == {}
 
 
 def test_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -301,7 +307,8 @@ class _FakeEmbeddings:
         self.dim = dim
         self.calls: list[list[str]] = []
 
-    def create(self, model: str, input: list[str]) -> Any:
+    def create(self, model: str, input: list[str], encoding_format: str) -> Any:
+        assert encoding_format == "float"
         self.calls.append(list(input))
         rows = []
         for i, text in enumerate(input):
@@ -311,19 +318,15 @@ class _FakeEmbeddings:
         return SimpleNamespace(data=list(reversed(rows)))  # out of order on purpose
 
 
-def _fake_openai(monkeypatch: pytest.MonkeyPatch, dim: int) -> _FakeEmbeddings:
+def _fake_client(settings: Settings, dim: int) -> tuple[LLMClient, _FakeEmbeddings]:
     fake = _FakeEmbeddings(dim)
-    client = SimpleNamespace(embeddings=fake)
-    import cogmem.llm
-
-    monkeypatch.setattr(cogmem.llm, "openai_client", lambda settings: client)
-    return fake
+    return LLMClient(settings, client=SimpleNamespace(embeddings=fake)), fake
 
 
-def test_openai_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _fake_openai(monkeypatch, 1536)
+def test_openai_embedder() -> None:
     settings = Settings(embedder="openai", llm_base_url="http://127.0.0.1:1/v1", embed_batch_size=2)
-    emb = OpenAIEmbedder(settings)
+    client, fake = _fake_client(settings, 1536)
+    emb = OpenAIEmbedder(client)
     assert emb.name == "openai:text-embedding-3-small"
     assert emb.dimension == 1536 and fake.calls == []  # known without a call
     vectors = emb.embed(["a", "b", "", "d", "e"])
@@ -334,18 +337,72 @@ def test_openai_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     again = emb.embed(["d"])
     assert np.allclose(again[0], vectors[3], atol=1e-6)
     assert emb.embed_query("a").shape == (1536,)
+    assert client.stats.calls == 5  # every batch went through the LLM client
 
 
 def test_openai_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     known = Settings(embedder="openai", llm_embed_model="text-embedding-3-large")
     # no endpoint configured: a known model needs no client at all
     assert embedder_identity(known) == ("openai:text-embedding-3-large", 3072)
-    fake = _fake_openai(monkeypatch, 8)
     custom = Settings(
         embedder="openai", llm_embed_model="local-embedder", llm_base_url="http://127.0.0.1:1/v1"
     )
-    assert embedder_identity(custom) == ("openai:local-embedder", 8)
+    client, fake = _fake_client(custom, 8)
+    assert embedder_identity(custom, llm=client) == ("openai:local-embedder", 8)
     assert len(fake.calls) == 1  # probed once
+    # without a client the factory builds one of its own (through cogmem.llm.openai_client)
+    import cogmem.llm
+
+    own = _FakeEmbeddings(8)
+    monkeypatch.setattr(cogmem.llm, "openai_client", lambda s: SimpleNamespace(embeddings=own))
+    monkeypatch.setattr(embed_base, "_EMBEDDER_CACHE", {})
+    assert embedder_identity(custom) == ("openai:local-embedder", 8)
+    assert len(own.calls) == 1
+    assert make_embedder(custom) is make_embedder(custom)  # cached per process
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+def _server_client(server: ScriptedLLMServer) -> LLMClient:
+    settings = settings_for(server, embedder="openai", llm_max_retries=2)
+    return LLMClient(settings, backoff_base_s=0.001, backoff_cap_s=0.01)
+
+
+def test_openai_embedder_retries_through_the_llm_client(llm_server: ScriptedLLMServer) -> None:
+    llm_server.fail(500, endpoint="embeddings")
+    client = _server_client(llm_server)
+    emb = make_embedder(client.settings, llm=client)
+    assert isinstance(emb, OpenAIEmbedder) and emb.client is client
+    assert make_embedder(client.settings, llm=client) is not emb  # the caller's: not cached
+    vectors = emb.embed(["hello world", "", "Hello, World!"])
+    assert vectors.shape == (3, llm_server.dimension) and emb.dimension == llm_server.dimension
+    expected = fake_embedding("hello world", llm_server.dimension)
+    assert np.allclose(vectors[0], expected, atol=1e-6)
+    assert np.allclose(vectors[2], vectors[0], atol=1e-6)
+    assert client.stats.failures == {"http_500": 1}
+    assert client.stats.attempts == 2 and client.stats.retries == 1
+    requests = llm_server.embedding_requests
+    assert len(requests) == 2
+    assert requests[-1].json["model"] == "test-embed"
+    assert requests[-1].json["input"] == ["hello world", " ", "Hello, World!"]
+
+
+def test_openai_embedder_gives_up_after_the_retries(llm_server: ScriptedLLMServer) -> None:
+    for _ in range(3):
+        llm_server.fail(503, endpoint="embeddings")
+    client = _server_client(llm_server)
+    emb = OpenAIEmbedder(client)
+    with pytest.raises(LLMError, match=r"LLM embed failed after 3 attempt\(s\): http_503"):
+        emb.embed(["a"])
+    assert client.stats.errors == 1 and len(llm_server.embedding_requests) == 3
+    llm_server.fail(400, endpoint="embeddings")
+    with pytest.raises(LLMError, match="not retried"):
+        emb.embed(["a"])
+    assert len(llm_server.embedding_requests) == 4
 
 
 # --------------------------------------------------------------------------- reference

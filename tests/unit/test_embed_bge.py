@@ -18,7 +18,6 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-from cogmem import embed as embed_mod  # noqa: E402
 from cogmem.config import Settings  # noqa: E402
 from cogmem.embed import (  # noqa: E402
     BGEM3Embedder,
@@ -28,6 +27,7 @@ from cogmem.embed import (  # noqa: E402
     embedder_identity,
     make_embedder,
 )
+from cogmem.embed import base as embed_base  # noqa: E402
 
 pytestmark = pytest.mark.unit
 
@@ -165,13 +165,13 @@ def test_incomplete_folder_is_refused(
     (broken / missing).unlink()
     with pytest.raises(EmbedderUnavailable, match=named.replace(".", r"\.")):
         BGEM3Embedder(broken)
-    assert ("bge-m3", str(broken.resolve())) not in embed_mod._MODEL_CACHE
+    assert ("bge-m3", str(broken.resolve())) not in embed_base._MODEL_CACHE
 
 
 def test_missing_flagembedding(tiny_bge: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "FlagEmbedding", None)
-    monkeypatch.setattr(embed_mod, "_MODEL_CACHE", {})
+    monkeypatch.setattr(embed_base, "_MODEL_CACHE", {})
     with pytest.raises(EmbedderUnavailable, match=r"pip install 'cogmem\[bge\]'"):
         BGEM3Embedder(tiny_bge)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from cogmem.config import Settings
-from cogmem.llm import LLMClient, LLMError, extract_json_object, llm_client
+from cogmem.llm import LLMClient, LLMError, extract_json_object
 from tests.llm_server import ScriptedLLMServer, fake_embedding, settings_for
 
 pytestmark = pytest.mark.unit
@@ -268,10 +268,6 @@ def test_api_key_never_in_logs_or_errors(
     for text in (str(info.value), repr(info.value), caplog.text, repr(client)):
         assert SECRET not in text
         assert "TOPSECRET" not in text
-
-
-def test_llm_client_is_none_without_an_llm() -> None:
-    assert llm_client(Settings(llm="none")) is None
 
 
 # -- embeddings ----------------------------------------------------------------------------

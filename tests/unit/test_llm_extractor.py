@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from cogmem.config import ConfigError, Settings
 from cogmem.extract.base import ExtractionContext, Extractor
 from cogmem.extract.heuristic import HeuristicExtractor
 from cogmem.extract.llm_extractor import (
@@ -18,6 +17,7 @@ from cogmem.extract.llm_extractor import (
     LLMExtractionResponse,
     LLMExtractor,
 )
+from cogmem.llm import LLMClient
 from cogmem.models import RecordType, Turn
 from tests.llm_server import GARBAGE, ScriptedLLMServer, settings_for
 
@@ -134,9 +134,10 @@ def llm_server() -> Iterator[ScriptedLLMServer]:
 
 
 @pytest.fixture
-def extractor(llm_server: ScriptedLLMServer) -> LLMExtractor:
+def extractor(llm_server: ScriptedLLMServer) -> Iterator[LLMExtractor]:
     settings = settings_for(llm_server, llm_timeout_s=1.0, llm_max_retries=1)
-    return LLMExtractor(settings, backoff_base_s=0.001)
+    with LLMClient(settings, backoff_base_s=0.001) as client:
+        yield LLMExtractor(client)
 
 
 def ctx() -> ExtractionContext:
@@ -146,8 +147,7 @@ def ctx() -> ExtractionContext:
 def test_is_an_extractor(extractor: LLMExtractor) -> None:
     as_protocol: Extractor = extractor
     assert as_protocol.name == "llm"
-    with pytest.raises(ConfigError):
-        LLMExtractor(Settings(llm="none"))
+    assert extractor.stats.llm is extractor.client.stats  # the caller's client, counted
 
 
 def test_event_with_time_resolved_against_turn(
@@ -237,11 +237,12 @@ def test_previous_records_reach_the_next_prompt(
 
 
 def test_previous_records_are_bounded(llm_server: ScriptedLLMServer) -> None:
-    extractor = LLMExtractor(settings_for(llm_server), max_previous=3)
-    context = ctx()
-    for i in range(6):
-        turn = make_turn(f"I went hiking on trail number {i} yesterday.", index=i)
-        context.observe(turn, extractor.extract(turn, context))
+    with LLMClient(settings_for(llm_server)) as client:
+        extractor = LLMExtractor(client, max_previous=3)
+        context = ctx()
+        for i in range(6):
+            turn = make_turn(f"I went hiking on trail number {i} yesterday.", index=i)
+            context.observe(turn, extractor.extract(turn, context))
     payload = turn_payload(llm_server.chat_requests[-1].json)
     assert len(payload["previous_records"]) == 3
 

@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cogmem import readers
-from cogmem.models import Conversation
-from cogmem.readers import (
+from cogmem.ingest import parsing, readers
+from cogmem.ingest.readers import (
     ReaderError,
     ReadResult,
     detect_format,
     read_conversations,
     read_file,
 )
+from cogmem.models import Conversation
 
 pytestmark = pytest.mark.unit
 
@@ -41,9 +41,9 @@ CYPHER = "'}) DETACH DELETE n //"
 def _no_temporal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Use the readers' own fallback date parser, whatever cogmem.temporal does."""
     monkeypatch.setitem(sys.modules, "cogmem.temporal", None)
-    readers._temporal_parser.cache_clear()
+    parsing._temporal_parser.cache_clear()
     yield
-    readers._temporal_parser.cache_clear()
+    parsing._temporal_parser.cache_clear()
 
 
 def write(tmp: Path, name: str, data: Any) -> Path:
@@ -411,7 +411,7 @@ def test_empty_text_is_skipped_and_counted(
         {"conversation": "c", "speaker": "a", "text": "last"},
     ]
     path = write(tmp_path, "e.jsonl", jsonl(*records))
-    with caplog.at_level(logging.WARNING, logger="cogmem.readers"):
+    with caplog.at_level(logging.WARNING, logger="cogmem.ingest.readers"):
         result = read_file(path)
     (conv,) = result.conversations
     assert [t.text for t in conv.turns] == ["first", "", "last"]
@@ -435,18 +435,18 @@ def test_only_empty_turns_is_an_error(tmp_path: Path) -> None:
 
 
 def test_parse_when_fallback_and_temporal_hook(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert readers._parse_when("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    assert readers._parse_when("2023-05-08T13:56:00+02:00") == datetime(
+    assert parsing.parse_when("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert parsing.parse_when("2023-05-08T13:56:00+02:00") == datetime(
         2023, 5, 8, 11, 56, tzinfo=UTC
     )
-    assert readers._parse_when("not a date") is None
-    assert readers._parse_when("  ") is None
+    assert parsing.parse_when("not a date") is None
+    assert parsing.parse_when("  ") is None
     fake = ModuleType("cogmem.temporal")
     fake.parse_session_date = lambda s: datetime(2001, 1, 1) if s == "new year" else None
     monkeypatch.setitem(sys.modules, "cogmem.temporal", fake)
-    readers._temporal_parser.cache_clear()
-    assert readers._parse_when("new year") == datetime(2001, 1, 1, tzinfo=UTC)
-    assert readers._parse_when("2020-01-01") == datetime(2020, 1, 1, tzinfo=UTC)  # falls back
+    parsing._temporal_parser.cache_clear()
+    assert parsing.parse_when("new year") == datetime(2001, 1, 1, tzinfo=UTC)
+    assert parsing.parse_when("2020-01-01") == datetime(2020, 1, 1, tzinfo=UTC)  # falls back
 
 
 # --------------------------------------------------------------------------- errors

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 import pytest
 
 from cogmem.llm import LLMClient
-from cogmem.retrieval.controller import mostly_asks
-from cogmem.retrieval.router import EntityRef, LLMRouter, RuleRouter
+from cogmem.models import RecordType
+from cogmem.retrieval.router import EntityRef, LLMRouter, RecordTypeName, RuleRouter
 from tests.llm_server import ScriptedLLMServer, settings_for
 
 pytestmark = pytest.mark.unit
@@ -88,18 +89,13 @@ def test_llm_router_falls_back_to_rules(llm_server: ScriptedLLMServer) -> None:
     assert router.failures == 1
 
 
-@pytest.mark.parametrize(
-    ("text", "asks"),
-    [
-        ("What kind of books do you have in your library?", True),
-        ("Wow, Caroline! What kinda jobs are you thinkin' of? Anything that stands out?", True),
-        ("Sounds great! What kind of services do you want to pursue?", True),
-        ("Nice! Which one? [image: a photo of a bookshelf]", True),
-        ("I loved Becoming Nicole. It changed how I see my family. What about you?", False),
-        ("I adopted a dog called Pixel yesterday.", False),
-        ("Is it true? I thought so.", False),
-        ("", False),
-    ],
-)
-def test_a_turn_that_mostly_asks_is_told_apart_from_one_that_answers(text: str, asks: bool) -> None:
-    assert mostly_asks(text) is asks
+def test_the_llm_router_offers_exactly_the_record_types_of_the_vocabulary() -> None:
+    assert get_args(RecordTypeName) == tuple(t.value for t in RecordType)
+
+
+def test_rule_router_types_are_plain_strings_of_the_vocabulary() -> None:
+    known = {t.value for t in RecordType}
+    for question in ("When did Caroline decide to move?", "Do I need to call Melanie?"):
+        types = RuleRouter().plan(question, PERSONS).node_types
+        assert types and set(types) <= known
+        assert all(type(t) is str for t in types)  # printed in traces as plain names

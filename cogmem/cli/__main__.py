@@ -1,0 +1,5 @@
+"""``python -m cogmem.cli``."""
+
+from cogmem.cli.app import app
+
+app()

@@ -1,0 +1,70 @@
+"""CLI commands: ``init``, ``reindex`` and ``config``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from cogmem.cli.common import err, friendly, open_memory, out, print_json, settings_from
+from cogmem.cli.options import EmbedderPathOpt
+
+
+@friendly
+def init(ctx: typer.Context) -> None:
+    """Create constraints and indexes (idempotent) and record the embedder in the graph."""
+    with open_memory(ctx) as mem:
+        report = mem.init()
+    table = Table(title=f"Indexes (embedder {report.embedder}, {report.dimension} dimensions)")
+    for col in ("name", "type", "on", "state"):
+        table.add_column(col)
+    for idx in report.indexes:
+        on = f"{idx.get('labelsOrTypes')}{idx.get('properties')}"
+        table.add_row(str(idx["name"]), str(idx["type"]), on, str(idx["state"]))
+    out.print(table)
+    out.print(f"Applied {len(report.applied)} schema statements on {mem.settings.neo4j_uri}")
+
+
+@friendly
+def reindex(
+    ctx: typer.Context,
+    embedder: Annotated[
+        str | None,
+        typer.Option(
+            "--embedder",
+            help="The embedder to switch to (minilm, bge-m3, openai); default: the configured one.",
+        ),
+    ] = None,
+    embedder_path: EmbedderPathOpt = None,
+) -> None:
+    """Re-embed every turn and record with another embedder and rebuild the vector indexes."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress
+
+    from cogmem.api import Memory
+
+    settings = settings_from(ctx, embedder=embedder, embedder_path=embedder_path)
+    with Memory(settings) as mem:
+        model = mem.embedder  # loaded before the progress bar shows
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err,
+        ) as bar:
+            task = bar.add_task(f"re-embedding with {model.name}", total=None)
+            report = mem.reindex(progress=lambda n: bar.advance(task, n))
+    out.print(
+        f"Re-embedded {report.turns} turns and {report.records} records with "
+        f"{report.embedder} ({report.dimension} dimensions); vector indexes rebuilt."
+    )
+
+
+@friendly
+def show_config(ctx: typer.Context) -> None:
+    """Show the effective settings (secrets masked) and where the config file is."""
+    from cogmem.config import config_path
+
+    settings = settings_from(ctx)
+    out.print(f"config file: {config_path()}")
+    print_json(settings.redacted())

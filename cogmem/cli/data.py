@@ -1,0 +1,344 @@
+"""CLI commands on one group's data: ``ingest``, ``search``, ``context``, ``ask``,
+``forget``, ``export`` and ``import``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from cogmem.cli.common import err, friendly, open_memory, out, print_json
+from cogmem.cli.options import (
+    ExplainOpt,
+    GroupOpt,
+    JsonOpt,
+    LLMOpt,
+    PlainJsonOpt,
+    QuestionArg,
+)
+
+if TYPE_CHECKING:
+    from cogmem.models import Evidence, TraceStep
+    from cogmem.retrieval import Retrieval
+
+
+# -- ingest -----------------------------------------------------------------------------
+@friendly
+def ingest(
+    ctx: typer.Context,
+    path: Annotated[
+        Path, typer.Argument(help="A LoCoMo JSON, JSONL chat or OpenAI messages file.")
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="auto | locomo | jsonl | openai.")
+    ] = "auto",
+    group: GroupOpt = None,
+    llm: LLMOpt = None,
+    batch_size: Annotated[int, typer.Option(help="Turns per transaction.", min=1, max=1000)] = 64,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read a conversation file and store it as a provenance-aware graph (idempotent)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from cogmem.ingest import read_file
+
+    result = read_file(path, fmt)
+    if not as_json:
+        err.print(
+            f"Read {escape(str(path))} as [bold]{result.format}[/]: {len(result.conversations)} "
+            f"conversation(s), {result.turn_count} turns"
+            + (f", {len(result.skipped)} empty turn(s) skipped" if result.skipped else "")
+        )
+    with open_memory(ctx, group, llm) as mem:
+        total = sum(len(c.turns) for c in result.conversations)
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=as_json,
+        ) as bar:
+            task = bar.add_task("ingesting turns", total=total)
+            summary = mem.ingest_conversations(
+                result.conversations,
+                progress=lambda n: bar.advance(task, n),
+                batch_size=batch_size,
+                fmt=result.format,
+            )
+        summary.skipped_turns = len(result.skipped)
+    if as_json:
+        print_json({**summary.model_dump(), "turns_per_s": round(summary.turns_per_s, 1)})
+        return
+    table = Table(title=f"Ingested into group '{escape(summary.group)}'")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("turns", str(summary.turns))
+    for rtype, count in sorted(summary.records.items()):
+        table.add_row(f"records: {rtype}", str(count))
+    table.add_row("dropped (quote not in turn)", str(summary.dropped))
+    if summary.fallbacks:
+        table.add_row("LLM fallbacks to heuristics", str(summary.fallbacks))
+    out.print(table)
+    out.print(
+        f"{summary.seconds:.1f}s, {summary.turns_per_s:.1f} turns/s "
+        f"(extractor {summary.extractor}, embedder {summary.embedder})"
+    )
+
+
+# -- retrieval --------------------------------------------------------------------------
+def evidence_table(evidence: list[Evidence], title: str) -> Table:
+    """Evidence as a table: rank, type, speaker, source turn, date said, content."""
+    table = Table(title=title, show_lines=False)
+    for col in ("#", "type", "speaker", "turn", "said", "content"):
+        table.add_column(col, overflow="fold")
+    for i, ev in enumerate(evidence, 1):
+        said = f"{ev.turn_at:%Y-%m-%d}" if ev.turn_at else ""
+        when = f" [{ev.time_text}]" if ev.time_text else ""
+        table.add_row(
+            str(i),
+            escape(ev.type),
+            escape(ev.speaker or ""),
+            escape(ev.turn_source_id or ""),
+            said,
+            escape((ev.content or "")[:300] + when),
+        )
+    return table
+
+
+def print_steps(trace: list[TraceStep]) -> None:
+    """The operator trace, one step a line, on stderr."""
+    for step in trace:
+        err.print(
+            f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {escape(step.detail)}"
+        )
+
+
+def print_trace(retrieval: Retrieval) -> None:
+    """The plan and the operator trace of a retrieval, on stderr."""
+    err.print(f"[bold]plan[/] {escape(retrieval.plan.model_dump_json(exclude={'question'}))}")
+    print_steps(retrieval.trace)
+
+
+@friendly
+def search(
+    ctx: typer.Context,
+    question: QuestionArg,
+    group: GroupOpt = None,
+    k: Annotated[int, typer.Option("--k", "-k", help="How many results.", min=1, max=200)] = 10,
+    as_json: JsonOpt = False,
+    explain: ExplainOpt = False,
+    llm: LLMOpt = None,
+) -> None:
+    """Ranked evidence for a question, each grounded in the turn it came from."""
+    with open_memory(ctx, group, llm) as mem:
+        retrieval = mem.retrieve(question, k=k)
+    if as_json:
+        data: dict[str, Any] = {
+            "question": question,
+            "evidence": [e.model_dump(mode="json") for e in retrieval.evidence],
+        }
+        if explain:
+            data["plan"] = retrieval.plan.model_dump(mode="json")
+            data["trace"] = [s.model_dump(mode="json") for s in retrieval.trace]
+        print_json(data)
+        return
+    if explain:
+        print_trace(retrieval)
+    out.print(evidence_table(retrieval.evidence, f"Evidence for: {escape(question)}"))
+
+
+@friendly
+def context(
+    ctx: typer.Context,
+    question: QuestionArg,
+    group: GroupOpt = None,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Token budget (estimated).", min=1)
+    ] = 2000,
+    k: Annotated[int, typer.Option("--k", "-k", help="Evidence to consider.", min=1)] = 15,
+    as_json: JsonOpt = False,
+    explain: ExplainOpt = False,
+) -> None:
+    """The prompt block an LLM would get: evidence packed greedily under a token budget."""
+    from cogmem.answer import pack
+
+    with open_memory(ctx, group) as mem:
+        retrieval = mem.retrieve(question, k=k)
+    block = pack(retrieval.evidence, budget)
+    if as_json:
+        print_json(
+            {
+                "question": question,
+                "tokens": block.tokens,
+                "budget": block.budget,
+                "left_out": block.left_out,
+                "text": block.text,
+                "evidence": [e.model_dump(mode="json") for e in block.included],
+            }
+        )
+        return
+    if explain:
+        print_trace(retrieval)
+    sys.stdout.write(block.text + "\n")
+    err.print(
+        f"~{block.tokens} of {block.budget} tokens, {len(block.included)} blocks"
+        + (f", {block.left_out} left out" if block.left_out else "")
+    )
+
+
+@friendly
+def ask(
+    ctx: typer.Context,
+    question: QuestionArg,
+    group: GroupOpt = None,
+    llm: LLMOpt = None,
+    k: Annotated[int, typer.Option("--k", "-k", help="Evidence to use.", min=1)] = 10,
+    as_json: JsonOpt = False,
+    explain: ExplainOpt = False,
+) -> None:
+    """Answer a question from memory (LLM when configured, else an extractive answer)."""
+    with open_memory(ctx, group, llm) as mem:
+        answer = mem.ask(question, k=k)
+    if as_json:
+        print_json(answer.model_dump(mode="json", exclude=set() if explain else {"trace"}))
+        return
+    if explain:
+        print_steps(answer.trace)
+    out.print(f"[bold]Q:[/] {escape(question)}")
+    out.print(f"[bold]A:[/] {escape(answer.text)}", highlight=False)
+    cited = ", ".join(e.turn_source_id or "?" for e in answer.evidence[:5])
+    out.print(f"[dim]evidence: {escape(cited)}[/]")
+
+
+# -- forget, export, import -------------------------------------------------------------
+@friendly
+def forget(
+    ctx: typer.Context,
+    group: Annotated[
+        str,
+        typer.Option("--group", "-g", help="The memory space to delete (required)."),
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: PlainJsonOpt = False,
+) -> None:
+    """Delete a whole group: every node and relationship of it, nothing else.
+
+    Turns, records and consolidated facts go; other groups are untouched. Asks first
+    unless --yes."""
+    with open_memory(ctx, group) as mem:
+        before = mem.counts()
+        if before["nodes"] == 0:
+            if as_json:
+                print_json({"group": group, "deleted_nodes": 0})
+            else:
+                out.print(f"Group '{escape(group)}' holds nothing: nothing to forget.")
+            return
+        rels = sum(before["relationships"].values())
+        if not yes:
+            typer.confirm(
+                f"Delete all {before['nodes']} nodes and {rels} relationships of group "
+                f"'{group}' on {mem.settings.neo4j_uri}? This cannot be undone",
+                abort=True,
+                err=True,
+            )
+        deleted = mem.forget()
+    if as_json:
+        print_json({"group": group, "deleted_nodes": deleted, "relationships": rels})
+    else:
+        out.print(
+            f"Forgot group '{escape(group)}': {deleted} nodes and their {rels} "
+            "relationships deleted."
+        )
+
+
+@friendly
+def export(
+    ctx: typer.Context,
+    group: GroupOpt = None,
+    out_path: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write here (mode 0600) instead of stdout."),
+    ] = None,
+    embeddings: Annotated[
+        bool,
+        typer.Option(
+            "--embeddings/--no-embeddings",
+            help="Include the vectors (default) or leave them out (import recomputes them).",
+        ),
+    ] = True,
+) -> None:
+    """Export a group as one JSON document (to stdout, or --out FILE).
+
+    Nodes with labels and properties, relationships by type between node ids, vectors
+    (unless --no-embeddings), datetimes as ISO strings, a format version."""
+    from cogmem.transfer import write_export
+
+    with open_memory(ctx, group) as mem:
+        data = mem.export(embeddings=embeddings)
+    if out_path is None:
+        sys.stdout.write(data.model_dump_json() + "\n")
+    else:
+        write_export(data, out_path)
+    rels = len(data.relationships)
+    err.print(
+        f"Exported group '{escape(data.group)}': {len(data.nodes)} nodes, {rels} "
+        f"relationships{'' if embeddings else ', no vectors'}"
+        + (f" to {escape(str(out_path))}" if out_path else "")
+    )
+
+
+@friendly
+def import_(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help="A file written by `cogmem export`.")],
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "--group",
+            "-g",
+            help="Import into this group (ids are rewritten); default: the file's group.",
+        ),
+    ] = None,
+    reembed: Annotated[
+        bool,
+        typer.Option("--reembed", help="Recompute every vector with the configured embedder."),
+    ] = False,
+    as_json: PlainJsonOpt = False,
+) -> None:
+    """Import a group from a `cogmem export` file (idempotent).
+
+    The file is validated before anything is written; vectors of another embedder are
+    refused unless --reembed. Into another group (--group) every id is rewritten, so
+    the two never collide. Rerun an interrupted import to complete it."""
+    from cogmem.transfer import check_vectors, read_export
+
+    data = read_export(path)
+    with open_memory(ctx, group or data.group) as mem:
+        if not reembed:  # before touching the database
+            check_vectors(data, *mem.embedder_identity(), path)
+        summary = mem.import_(data, reembed=reembed, path=path)
+    if as_json:
+        print_json(summary.model_dump(mode="json"))
+        return
+    table = Table(
+        title=f"Imported '{escape(summary.source_group)}' into group '{escape(summary.group)}'"
+    )
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for label, count in sorted(summary.labels.items()):
+        table.add_row(f"nodes: {label}", str(count))
+    for rtype, count in sorted(summary.types.items()):
+        table.add_row(f"relationships: {rtype}", str(count))
+    out.print(table)
+    note: list[str] = [f"vectors {summary.vectors}"]
+    if summary.ids_rewritten:
+        note.append(
+            f"ids rewritten for the new group ({summary.derived_ids} of "
+            f"{summary.nodes} as an ingest would make them)"
+        )
+    out.print(", ".join(note))

@@ -1,0 +1,171 @@
+"""One owner for every client a :class:`~cogmem.api.Memory` uses.
+
+:class:`Clients` holds the store (the Neo4j driver), the embedder, the LLM client, the
+extractor and the intent router. Each is either passed in (a user's own ``neo4j.Driver``,
+embedder, :class:`~cogmem.llm.LLMClient`, extractor) or built once from
+:class:`~cogmem.config.Settings` — the heavy ones on first use: the embedder's model loads
+when something is first embedded, the LLM client is created when it is first needed.
+
+This module is the one place that decides from ``settings.llm`` whether an LLM is used and
+builds the :class:`~cogmem.llm.LLMClient` (:func:`endpoint_client`, which
+:mod:`cogmem.embed.factory` also calls for an ``openai`` embedder when no chat LLM is
+configured). What a :class:`Clients` built
+it closes in :meth:`Clients.close`; what it was given it leaves to its owner.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from cogmem.config import ConfigError, Settings
+from cogmem.embed import Embedder, embedder_identity, make_embedder
+from cogmem.extract import Extractor, HeuristicExtractor
+from cogmem.retrieval.router import LLMRouter, Router, RuleRouter
+from cogmem.store import Store
+
+if TYPE_CHECKING:
+    from neo4j import Driver
+
+    from cogmem.llm import LLMClient
+
+
+def endpoint_client(settings: Settings) -> LLMClient:
+    """A client for the OpenAI-compatible endpoint that ``settings`` name (chat and
+    embeddings); the only constructor call of :class:`~cogmem.llm.LLMClient` in cogmem."""
+    from cogmem.llm import LLMClient
+
+    return LLMClient(settings)
+
+
+def make_llm(settings: Settings) -> LLMClient | None:
+    """The LLM client that ``settings`` configure (``llm = "openai"``), else None."""
+    return endpoint_client(settings) if settings.llm == "openai" else None
+
+
+def make_extractor(llm: LLMClient | None) -> Extractor:
+    """The heuristic extractor offline; the LLM one (falling back to it) with a client."""
+    if llm is None:
+        return HeuristicExtractor()
+    from cogmem.extract.llm_extractor import LLMExtractor
+
+    return LLMExtractor(llm, fallback=HeuristicExtractor())
+
+
+def make_router(llm: LLMClient | None) -> Router:
+    """The rule router offline; the LLM router (falling back to the rules) with a client."""
+    if llm is None:
+        return RuleRouter()
+    return LLMRouter(llm, fallback=RuleRouter())
+
+
+class Clients:
+    """The store, embedder, LLM client, extractor and router of one or more Memories.
+
+    >>> clients = Clients(settings, driver=my_driver, llm=my_llm_client)  # doctest: +SKIP
+    >>> mem = Memory(settings, clients=clients)                           # doctest: +SKIP
+
+    ``store`` or ``driver`` (not both): a :class:`~cogmem.store.Store`, or a user's
+    ``neo4j.Driver`` that a Store wraps (and never closes). Without either, a Store with a
+    driver of its own is opened on ``settings.neo4j_uri``.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        driver: Driver | None = None,
+        embedder: Embedder | None = None,
+        llm: LLMClient | None = None,
+        extractor: Extractor | None = None,
+        router: Router | None = None,
+    ) -> None:
+        if store is not None and driver is not None:
+            raise ConfigError("pass a store or a driver, not both")
+        self.settings = settings
+        self._store = store if store is not None else Store(settings, driver=driver)
+        self._owns_store = store is None and driver is None
+        self._embedder = embedder
+        self._given_embedder = embedder is not None
+        self._llm = llm
+        self._llm_ready = llm is not None
+        self._owns_llm = False
+        self._extractor = extractor
+        self._router = router
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # -- the clients -----------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The LLM client (None when no LLM is configured and none was passed)."""
+        if not self._llm_ready:
+            with self._lock:
+                if not self._llm_ready:
+                    self._llm = make_llm(self.settings)
+                    self._owns_llm = self._llm is not None
+                    self._llm_ready = True
+        return self._llm
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (its model loads here, on first use)."""
+        if self._embedder is None:
+            with self._lock:
+                if self._embedder is None:
+                    self._embedder = make_embedder(self.settings, llm=self._embed_llm())
+        return self._embedder
+
+    @property
+    def extractor(self) -> Extractor:
+        if self._extractor is None:
+            with self._lock:
+                if self._extractor is None:
+                    self._extractor = make_extractor(self.llm)
+        return self._extractor
+
+    @property
+    def router(self) -> Router:
+        if self._router is None:
+            with self._lock:
+                if self._router is None:
+                    self._router = make_router(self.llm)
+        return self._router
+
+    def _embed_llm(self) -> LLMClient | None:
+        """The chat LLM's client, shared with an ``openai`` embedder (same endpoint)."""
+        return self.llm if self.settings.embedder == "openai" else None
+
+    def embedder_identity(self) -> tuple[str, int]:
+        """``(name, dimension)`` of the embedder, as the schema records it: a passed
+        embedder's own, else the configured one's (without loading its weights)."""
+        if self._given_embedder:
+            embedder = self.embedder
+            return embedder.name, embedder.dimension
+        return embedder_identity(self.settings, llm=self._embed_llm())
+
+    # -- lifecycle -------------------------------------------------------------------
+    def close(self) -> None:
+        """Close what these Clients built (the LLM client, the Store's own driver)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._owns_llm and self._llm is not None:
+                self._llm.close()
+            if self._owns_store:
+                self._store.close()
+
+    def __enter__(self) -> Clients:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["Clients", "make_extractor", "make_llm", "make_router"]

@@ -1,0 +1,257 @@
+"""Job 3, artifact links (CogCanvas): ``REFERENCES`` between related records of one
+conversation and ``CAUSES`` from a KeyFact or Reminder to a later Decision. See
+:func:`plan_links` for the rule."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cogmem.consolidate.base import ConsolidationReport, ConsolidationSettings
+from cogmem.consolidate.common import unit_rows
+from cogmem.consolidate.edges import by_type, edge_diff, job_edges, write_rows
+from cogmem.embed import Embedder
+from cogmem.store import Store
+from cogmem.text import STOPWORDS
+
+CAUSE_SOURCES = frozenset({"KeyFact", "Reminder"})
+CAUSE_TARGETS = frozenset({"Decision"})
+_CONTENT_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lower-cased words of ``text`` without stopwords and possessive endings (len ≥ 3)."""
+    words = set()
+    for w in _CONTENT_WORD.findall(text.lower()):
+        w = w.removesuffix("'s").strip("'-")
+        if len(w) >= 3 and w not in STOPWORDS:
+            words.add(w)
+    return frozenset(words)
+
+
+@dataclass
+class LinkRecord:
+    id: str
+    type: str
+    conversation: str
+    turn_idx: int
+    pos: int
+    session_id: str | None
+    quote: str
+    words: frozenset[str]
+
+    @property
+    def order(self) -> tuple[int, int, str]:
+        return (self.turn_idx, self.pos, self.id)
+
+
+@dataclass
+class LinkPlan:
+    references: dict[tuple[str, str], dict[str, Any]]
+    causes: dict[tuple[str, str], dict[str, Any]]
+
+
+def keyword_pairs(
+    records: Sequence[LinkRecord], threshold: float, min_shared: int
+) -> dict[tuple[int, int], float]:
+    """Index pairs (i < j) whose content-word Jaccard is ≥ ``threshold`` with ≥ ``min_shared``
+    shared words, found by prefix filtering (rarest words first), not by comparing all pairs."""
+    df: dict[str, int] = defaultdict(int)
+    for r in records:
+        for w in r.words:
+            df[w] += 1
+    ordered = [sorted(r.words, key=lambda w: (df[w], w)) for r in records]
+    index: dict[str, list[int]] = defaultdict(list)
+    found: dict[tuple[int, int], float] = {}
+    for j, words in enumerate(ordered):
+        size = len(words)
+        if size < min_shared:
+            continue
+        prefix = size - math.ceil(threshold * size) + 1
+        candidates: set[int] = set()
+        for w in words[:prefix]:
+            candidates.update(index[w])
+            index[w].append(j)
+        for i in candidates:
+            a, b = records[i].words, records[j].words
+            shared = len(a & b)
+            if shared < min_shared:
+                continue
+            jac = shared / len(a | b)
+            if jac >= threshold:
+                found[(i, j)] = jac
+    return found
+
+
+def plan_links(
+    rows: Sequence[dict[str, Any]], embedder: Embedder | None, config: ConsolidationSettings
+) -> LinkPlan:
+    """CogCanvas edges between artifacts, computed per conversation.
+
+    - ``REFERENCES`` from a newer record to an older one of the same conversation, at most
+      ``link_window_turns`` turns apart, when their cosine similarity is ≥
+      ``reference_threshold`` or their content words overlap strongly (Jaccard ≥
+      ``keyword_jaccard`` with ≥ ``keyword_min_shared`` shared words); at most
+      ``max_links_per_record`` similarity edges per newer record (the most similar),
+      keyword edges always.
+    - ``CAUSES`` from a KeyFact or Reminder to a later Decision (within the same window)
+      when their similarity is ≥ ``causal_threshold`` (at most ``max_links_per_record`` per
+      Decision), and — the temporal heuristic — from every KeyFact or Reminder said at most
+      ``causal_window_turns`` turns before a Decision (in the same session when
+      ``causal_same_session``), whatever their similarity.
+
+    "Later" is by turn position, then by position of the quote in the turn; two records
+    quoting the same sentence of one turn are never linked (they are the same words).
+    """
+    references: dict[tuple[str, str], dict[str, Any]] = {}
+    causes: dict[tuple[str, str], dict[str, Any]] = {}
+    by_conv: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if r.get("turn_idx") is None or not r.get("conversation_id"):
+            continue
+        by_conv[r["conversation_id"]].append(r)
+
+    for conv, items in sorted(by_conv.items()):
+        recs = []
+        for r in items:
+            quote = r.get("quote") or ""
+            text = r.get("turn_text") or ""
+            pos = text.find(quote) if quote else -1
+            recs.append(
+                LinkRecord(
+                    id=r["id"],
+                    type=r["type"],
+                    conversation=conv,
+                    turn_idx=int(r["turn_idx"]),
+                    pos=max(pos, 0),
+                    session_id=r.get("session_id"),
+                    quote=quote,
+                    words=content_words(r.get("content") or ""),
+                )
+            )
+        order = sorted(range(len(recs)), key=lambda i: recs[i].order)
+        recs = [recs[i] for i in order]
+        items = [items[i] for i in order]
+        vectors = unit_rows(
+            [r.get("embedding") for r in items], [r.get("content") or "" for r in items], embedder
+        )
+        n = len(recs)
+        if n < 2:
+            continue
+        turn = np.array([r.turn_idx for r in recs])
+
+        def distinct(a: LinkRecord, b: LinkRecord) -> bool:
+            """Not the same sentence of the same turn, and a strictly precedes b."""
+            return a.order[:2] < b.order[:2] and not (
+                a.turn_idx == b.turn_idx and a.quote == b.quote
+            )
+
+        # similarity edges, in row blocks so memory stays bounded
+        floor = min(config.reference_threshold, config.causal_threshold)
+        block = 256
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            sims = vectors[start:stop] @ vectors.T
+            for bi, j in enumerate(range(start, stop)):
+                lo = int(np.searchsorted(turn, turn[j] - config.link_window_turns, side="left"))
+                hits = set((np.nonzero(sims[bi, lo:j] >= floor)[0] + lo).tolist())
+                decision = recs[j].type in CAUSE_TARGETS
+                if decision:
+                    near = turn[j] - config.causal_window_turns
+                    hits.update(range(int(np.searchsorted(turn, near, side="left")), j))
+                cand = [(float(sims[bi, i]), i) for i in sorted(hits) if distinct(recs[i], recs[j])]
+                refs = sorted(
+                    (c for c in cand if c[0] >= config.reference_threshold), reverse=True
+                )[: config.max_links_per_record]
+                for sim, i in refs:
+                    references[(recs[j].id, recs[i].id)] = {
+                        "rule": "similarity",
+                        "similarity": round(sim, 4),
+                    }
+                if not decision:
+                    continue
+                sources = [c for c in cand if recs[c[1]].type in CAUSE_SOURCES]
+                by_sim = sorted(
+                    (c for c in sources if c[0] >= config.causal_threshold), reverse=True
+                )[: config.max_links_per_record]
+                for sim, i in by_sim:
+                    causes[(recs[i].id, recs[j].id)] = {
+                        "rule": "similarity",
+                        "similarity": round(sim, 4),
+                    }
+                for sim, i in sources:
+                    a, b = recs[i], recs[j]
+                    if b.turn_idx - a.turn_idx > config.causal_window_turns:
+                        continue
+                    if config.causal_same_session and a.session_id != b.session_id:
+                        continue
+                    causes.setdefault(
+                        (a.id, b.id), {"rule": "temporal", "similarity": round(sim, 4)}
+                    )
+        # keyword edges
+        for (i, j), jac in keyword_pairs(
+            recs, config.keyword_jaccard, config.keyword_min_shared
+        ).items():
+            old, new = (i, j) if recs[i].order < recs[j].order else (j, i)
+            a, b = recs[old], recs[new]
+            if b.turn_idx - a.turn_idx > config.link_window_turns or not distinct(a, b):
+                continue
+            edge = references.setdefault(
+                (b.id, a.id),
+                {"rule": "keywords", "similarity": round(float(vectors[new] @ vectors[old]), 4)},
+            )
+            edge["jaccard"] = round(jac, 4)
+    return LinkPlan(references=references, causes=causes)
+
+
+def run_links(
+    store: Store,
+    group: str,
+    embedder: Embedder | None,
+    config: ConsolidationSettings,
+    report: ConsolidationReport,
+    dry_run: bool,
+) -> None:
+    """Link the records of ``group`` and write the difference (unless ``dry_run``)."""
+    rows = store.read("consolidation/link_candidates", group_id=group, types=config.link_types)
+    plan = plan_links(rows, embedder, config)
+    wanted = {(a, "REFERENCES", b) for a, b in plan.references} | {
+        (a, "CAUSES", b) for a, b in plan.causes
+    }
+    owned = job_edges(store, group, "link")
+    create, remove = edge_diff(wanted, owned, owned)
+    created, removed = by_type(create), by_type(remove)
+    report.references_created += created["REFERENCES"]
+    report.causes_created += created["CAUSES"]
+    report.references_removed += removed["REFERENCES"]
+    report.causes_removed += removed["CAUSES"]
+    if dry_run:
+        return
+    props = {**{("REFERENCES", a, b): p for (a, b), p in plan.references.items()}}
+    props.update({("CAUSES", a, b): p for (a, b), p in plan.causes.items()})
+    write_rows(
+        store,
+        [
+            (
+                "consolidation/delete_edges",
+                "edges",
+                [{"src": a, "type": t, "dst": b} for a, t, b in remove],
+                {"group_id": group, "job": "link"},
+            ),
+            (
+                "consolidation/merge_edges",
+                "edges",
+                [
+                    {"src": a, "type": t, "dst": b, "props": {"job": "link", **props[(t, a, b)]}}
+                    for a, t, b in create
+                ],
+                {"group_id": group},
+            ),
+        ],
+    )

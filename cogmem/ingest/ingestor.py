@@ -1,0 +1,231 @@
+"""Ingest: turns → extraction → embeddings → the graph, one transaction per batch of turns.
+
+Writes are MERGEs on deterministic ids, so re-ingesting the same input changes nothing and
+an interrupted ingest is completed by running it again (resumable and idempotent). A
+conversation carries ``complete = false`` until its last batch is written. A malformed file
+is rejected by the reader before anything is written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from cogmem.embed import Embedder
+from cogmem.extract import ExtractionContext, Extractor, HeuristicExtractor, check_quotes
+from cogmem.ingest.rows import GraphBuilder, memory_embed_text, turn_embed_text
+from cogmem.models import ENTITY_TYPES, Conversation, ExtractedRecord
+from cogmem.store import Store, chunks
+
+Progress = Callable[[int], None]
+_ENTITY_LABELS = frozenset(t.label for t in ENTITY_TYPES)  # embedded once per run
+
+
+class IngestSummary(BaseModel):
+    """What an ingest did, for the CLI summary and for scripts."""
+
+    group: str
+    format: str | None = None
+    conversations: int = 0
+    turns: int = 0
+    records: dict[str, int] = Field(default_factory=dict)
+    dropped: int = 0
+    fallbacks: int = 0
+    skipped_turns: int = 0
+    seconds: float = 0.0
+    extractor: str = ""
+    embedder: str = ""
+
+    @property
+    def turns_per_s(self) -> float:
+        return self.turns / self.seconds if self.seconds > 0 else 0.0
+
+    def merge(self, other: IngestSummary) -> None:
+        self.conversations += other.conversations
+        self.turns += other.turns
+        self.dropped += other.dropped
+        self.fallbacks += other.fallbacks
+        self.seconds += other.seconds
+        counts = Counter(self.records)
+        counts.update(other.records)
+        self.records = dict(counts)
+
+
+def speakers_of(conversation: Conversation) -> list[str]:
+    """The conversation's declared speakers, else everyone who speaks, in order."""
+    return list(conversation.speakers) or list(dict.fromkeys(t.speaker for t in conversation.turns))
+
+
+def discover_persons(conversations: Sequence[Conversation]) -> ExtractionContext:
+    """A first, rule-based pass over everything about to be ingested: the persons and
+    aliases it names, so that extraction knows "Max" in the first session even when only
+    a later one shows Max is a name. Without it a second ingest of the same file, seeded
+    from the graph, would find mentions the first one missed: not idempotent."""
+    found = ExtractionContext()
+    primer = HeuristicExtractor()
+    for conversation in conversations:
+        ctx = ExtractionContext(speakers=speakers_of(conversation))
+        for turn in conversation.turns:
+            primer.discover(turn, ctx)
+        found.persons |= ctx.persons
+        for alias, name in ctx.aliases.items():
+            found.aliases.setdefault(alias, name)
+    return found
+
+
+def seed_context(
+    store: Store,
+    group: str,
+    speakers: Sequence[str],
+    known: ExtractionContext | None = None,
+) -> ExtractionContext:
+    """An extraction context that knows the persons already in the group, and those that
+    ``known`` (a discovery pass over the input) names."""
+    ctx = ExtractionContext(speakers=list(speakers))
+    if known is not None:
+        ctx.persons |= known.persons
+        for alias, name in known.aliases.items():
+            ctx.learn_alias(alias, name)
+    for row in store.read("ingest/group_persons", group_id=group):
+        name = row["name"]
+        if not name or "'" in name:
+            continue
+        ctx.persons.add(name)
+        for alias in row["aliases"] or []:
+            ctx.learn_alias(alias, name)
+    return ctx
+
+
+class Ingestor:
+    """Writes conversations into one group."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        extractor: Extractor,
+        group: str,
+        batch_size: int = 32,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.extractor = extractor
+        self.group = group
+        self.batch_size = batch_size
+        self._embedded_entities: set[str] = set()
+
+    def ingest(
+        self,
+        conversations: Sequence[Conversation],
+        progress: Progress | None = None,
+        fmt: str | None = None,
+    ) -> IngestSummary:
+        summary = IngestSummary(
+            group=self.group,
+            format=fmt,
+            extractor=self.extractor.name,
+            embedder=self.embedder.name,
+        )
+        started = time.perf_counter()
+        known = discover_persons(conversations)
+        for conversation in conversations:
+            self._conversation(conversation, summary, progress, known=known)
+            summary.conversations += 1
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _conversation(
+        self,
+        conversation: Conversation,
+        summary: IngestSummary,
+        progress: Progress | None,
+        previous: str | None = None,
+        known: ExtractionContext | None = None,
+    ) -> None:
+        builder = GraphBuilder(self.group, conversation)
+        ctx = seed_context(self.store, self.group, speakers_of(conversation), known)
+        self.store.write("ingest/merge_conversation", **builder.conversation_row())
+        speaker_first: dict[str, str] = {}
+        counts: Counter[str] = Counter()
+        # Batch i is written by a background thread while batch i + 1 is extracted and
+        # embedded; at most one write is in flight, and batches land in order.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-writer") as writer:
+            pending: Future[Any] | None = None
+            for batch in chunks(conversation.turns, self.batch_size):
+                extractions: list[list[ExtractedRecord]] = []
+                for turn in batch:
+                    raw = self.extractor.extract(turn, ctx)
+                    checked = check_quotes(turn, raw)
+                    ctx.observe(turn, checked)
+                    extractions.append(checked.records)
+                    summary.dropped += checked.dropped
+                    summary.fallbacks += int(checked.fallback)
+                    counts.update(r.type.value for r in checked.records)
+                rows = builder.batch(list(batch), extractions, previous, speaker_first)
+                self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
+                steps = [
+                    ("ingest/merge_turns", {"turns": rows.turns}),
+                    ("ingest/link_next", {"pairs": rows.next_pairs}),
+                    ("ingest/merge_records", {"records": rows.records}),
+                    ("ingest/merge_edges", {"edges": rows.edges}),
+                ]
+                if pending is not None:
+                    pending.result()
+                    if progress is not None:
+                        progress(self.batch_size)
+                pending = writer.submit(self.store.write_many, steps)
+                previous = rows.turns[-1]["id"]
+                summary.turns += len(batch)
+            if pending is not None:
+                pending.result()
+                if progress is not None:
+                    progress(len(conversation.turns) % self.batch_size or self.batch_size)
+        self.store.write("ingest/mark_conversation_complete", id=builder.cid)
+        merged = Counter(summary.records)
+        merged.update(counts)
+        summary.records = dict(merged)
+
+    def append(self, conversation: Conversation, previous_tid: str | None) -> IngestSummary:
+        """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat)."""
+        summary = IngestSummary(
+            group=self.group, extractor=self.extractor.name, embedder=self.embedder.name
+        )
+        started = time.perf_counter()
+        self._conversation(
+            conversation,
+            summary,
+            None,
+            previous=previous_tid,
+            known=discover_persons([conversation]),
+        )
+        summary.conversations = 1
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _embed(
+        self,
+        turn_rows: list[dict[str, Any]],
+        turn_texts: list[str],
+        record_rows: list[dict[str, Any]],
+    ) -> None:
+        """Vectors for the batch's turns and records; an entity is embedded once per run."""
+        todo_rows = []
+        for row in record_rows:
+            if row["label"] in _ENTITY_LABELS:
+                if row["id"] in self._embedded_entities:
+                    continue
+                self._embedded_entities.add(row["id"])
+            todo_rows.append(row)
+        texts = turn_texts + [memory_embed_text(r["props"]) for r in todo_rows]
+        if not texts:
+            return
+        vectors = self.embedder.embed(texts)
+        for row, vec in zip(turn_rows, vectors[: len(turn_rows)], strict=True):
+            row["props"]["embedding"] = vec.tolist()
+        for row, vec in zip(todo_rows, vectors[len(turn_rows) :], strict=True):
+            row["props"]["embedding"] = vec.tolist()

@@ -1,0 +1,86 @@
+"""What the retrieval operators return: plain data, no I/O.
+
+The operators (``operators.py``) build these from Cypher rows, the ranking
+(``scoring.py``) reads them, and the controller passes them between the two; keeping them
+here lets the ranking be imported and tested without a driver.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+
+class Candidate(BaseModel):
+    """A node an operator returned, with the scores that ranked it. ``vector`` (here and
+    below) is Neo4j's similarity, (1 + cos) / 2; :func:`cogmem.retrieval.scoring.cosine`
+    turns it back into the cosine."""
+
+    id: str
+    type: str
+    name: str | None = None
+    content: str = ""
+    quote: str | None = None
+    speaker: str | None = None
+    subject: str | None = None
+    source: str | None = None
+    target: str | None = None
+    status: str | None = None
+    turn_id: str | None = None
+    source_id: str | None = None
+    conversation_id: str | None = None
+    idx: int | None = None
+    time_start: datetime | None = None
+    time_end: datetime | None = None
+    time_text: str | None = None
+    at: datetime | None = None
+    consolidated: bool = False
+    bm25: float = 0.0
+    fuzzy: float = 0.0
+    vector: float = 0.0
+    score: float = 0.0
+    path: list[str] = Field(default_factory=list)
+
+
+class AnchorResult(BaseModel):
+    entries: list[Candidate]
+    records: list[Candidate]
+    turns: list[Candidate]
+    types: list[str] | None
+    widened: bool = False
+
+
+class Shared(BaseModel):
+    """A concept several entities' neighbourhoods share, with the linking records."""
+
+    id: str
+    name: str
+    similarity: float
+    links: dict[str, list[str]]
+
+
+class GroundedRecord(BaseModel):
+    id: str
+    type: str
+    source: str | None = None
+    target: str | None = None
+    status: str | None = None
+    vector: float = 0.0
+
+
+class GroundedTurn(BaseModel):
+    """A turn that grounds a record (offset 0) or neighbours it (offset ≠ 0)."""
+
+    record_id: str
+    turn_id: str
+    id: str
+    source_id: str
+    conversation_id: str
+    speaker: str
+    text: str
+    at: datetime | None = None
+    idx: int
+    offset: int
+    vector: float = 0.0
+    records: list[GroundedRecord] = Field(default_factory=list)

@@ -1,0 +1,358 @@
+"""The turn ranking: every weight and number it uses, as pure functions (no I/O, no Store).
+
+Evidence is judged by the turn it comes from, so the ranking scores source turns:
+
+* a turn's **base** score combines its own lexical (BM25) and vector match, the best vector
+  match of its records (whose content names people instead of "I" and "you"), the graph
+  steps that reached its records, a bonus for the asked holder's claims on opinion and
+  update questions, and whether it falls in the question's time window (:func:`combine`);
+* its **final** score adds a share of its neighbours' base scores — an answer follows its
+  question (:func:`inherited`) — is raised when the one person asked about said it
+  (:func:`speaker_factor`) and damped when it only asks (:func:`question_factor`).
+
+Opinions are not records: for "what does X think of Y" the claims of X about Y rank first;
+otherwise another speaker's claim is never counted as the subject's record
+(:func:`admissible`, :func:`claim_bonus`).
+
+The weights are :class:`RankWeights`; ``benchmarks/tune_weights.py`` is the grid search
+that compares them on the LoCoMo dev split (in-sample and leave-one-conversation-out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from cogmem.models import Intent, RecordType, TimeRange
+from cogmem.retrieval.candidates import Candidate, GroundedTurn
+from cogmem.retrieval.router import Plan
+
+# -- named numbers ----------------------------------------------------------------------
+CLAIM_INTENTS: frozenset[Intent] = frozenset({"opinion", "update"})
+"""Intents whose answer is somebody's claim, not a record of what happened."""
+
+CLAIM_OF_HOLDER = 0.5
+"""Bonus of a claim by the asked holder (any claim when no holder is named)."""
+CLAIM_ON_TARGET = 1.0
+"""Bonus of such a claim when it is also about the asked target: the exact opinion asked."""
+CURRENT_CLAIM = 0.2
+"""Added for a claim that reconciliation kept as what the holder thinks now."""
+SUPERSEDED_ON_UPDATE = 0.3
+"""Factor on a replaced claim for an update question, which asks what holds now."""
+SUPERSEDED_ON_OPINION = 0.8
+"""Factor on a replaced claim for an opinion question: still an opinion, just an older one."""
+
+GROUND_PER_RESULT = 5
+"""Turns grounded per result asked for (k): ranks below k·5 rarely rise into the top k."""
+OVERFETCH_WITHOUT_DEDUPE = 3
+"""Turns ranked per result when every record of a turn is returned (no dedupe): the
+evidence list is cut to k afterwards, and several records share one turn."""
+PATHS_SHOWN = 6
+"""Graph paths kept on one Evidence, for the trace; more only lengthen the output."""
+SCORE_DECIMALS = 4
+"""Decimals of the score shown on Evidence."""
+
+
+def cosine(similarity: float) -> float:
+    """The cosine again from Neo4j's vector similarity, which is reported as (1 + cos) / 2."""
+    return 2.0 * similarity - 1.0
+
+
+def ground_pool(k: int, floor: int) -> int:
+    """How many of the best turns to ground (read exactly, with neighbours) for a top k."""
+    return max(GROUND_PER_RESULT * k, floor)
+
+
+def candidate_count(k: int, dedupe: bool) -> int:
+    """How many ranked turns become Evidence before the list is cut to k."""
+    return max(k, 1) * (1 if dedupe else OVERFETCH_WITHOUT_DEDUPE)
+
+
+# -- weights ----------------------------------------------------------------------------
+class RankWeights(BaseModel):
+    """How the signals of a turn combine; ``by_intent`` overrides some weights per intent.
+    Compared on the LoCoMo dev split by ``benchmarks/tune_weights.py``."""
+
+    bm25: float = 1.0
+    """Lexical match of the turn (BM25, scaled to the best turn of the question)."""
+    turn_vector: float = 0.8
+    """Cosine of the turn's own embedding to the question."""
+    record_vector: float = 0.5
+    """Best cosine of the turn's records: they name people where the turn says I and you."""
+    graph: float = 0.2
+    """Cosine of records that a graph step (traverse, intersect) reached."""
+    claim: float = 0.6
+    """Claim bonus (:func:`claim_bonus`) on opinion and update questions."""
+    window: float = 0.3
+    """The turn or one of its records falls in the question's time window."""
+    previous: float = 0.7
+    """Share of the previous turn's base score: the question this turn answers."""
+    following: float = 0.2
+    """Share of the following turn's base score: an answer often completes a statement."""
+    speaker: float = 0.3
+    """Raise (1 + speaker) for turns of the one person a question names."""
+    question: float = 0.1
+    """Damping (1 - question) of a turn that mostly asks: its answer is the evidence."""
+    pool: int = 300
+    """Candidates per index (lexical, vector) that Anchor gathers."""
+    ground: int = 100
+    """At least this many top turns are grounded (see :func:`ground_pool`)."""
+    drop_names: bool = True
+    """Leave the asked persons' names out of the lexical query: the speaker weight covers
+    them, and a name matches nearly every turn of its speaker."""
+    by_intent: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {
+            # Lists gathered across sessions: lean on the person's own turns and on the
+            # records the graph reached from them.
+            "multi-hop": {
+                "turn_vector": 1.2,
+                "graph": 0.4,
+                "previous": 0.5,
+                "speaker": 1.0,
+                "question": 0.45,
+            },
+            # What holds now: the current claim must beat the older words it replaced.
+            "update": {"claim": 1.2},
+        }
+    )
+
+    def for_intent(self, intent: str) -> RankWeights:
+        override = self.by_intent.get(intent)
+        return self.model_copy(update=override) if override else self
+
+
+# -- a turn's signals -------------------------------------------------------------------
+@dataclass
+class TurnScore:
+    """The signals of one source turn and the scores made from them."""
+
+    id: str
+    conversation_id: str | None = None
+    idx: int | None = None
+    speaker: str | None = None
+    bm25: float = 0.0
+    turn_cos: float = 0.0
+    record_cos: float = 0.0
+    graph: float = 0.0
+    claim: float = 0.0
+    window: float = 0.0
+    asks: bool = False
+    base: float = 0.0
+    final: float = 0.0
+    paths: list[str] = field(default_factory=list)
+
+
+class ClaimFields(Protocol):
+    """What the claim rules read of a record (a Candidate or a GroundedRecord)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def target(self) -> str | None: ...
+    @property
+    def status(self) -> str | None: ...
+
+
+_CAPTION = re.compile(r"\[image:[^\]]*\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def mostly_asks(text: str) -> bool:
+    """Whether a turn is mostly a question: it ends with one and at least half of its
+    sentences are questions ("What kind of books do you have?", not "I loved it. You?")."""
+    plain = _CAPTION.sub("", text).strip()
+    if not plain.endswith("?"):
+        return False
+    sentences = [part for part in _SENTENCE_END.split(plain) if part.strip()]
+    asked = sum(part.rstrip().endswith("?") for part in sentences)
+    return 2 * asked >= len(sentences)
+
+
+def in_window(window: TimeRange | None, start: datetime | None, end: datetime | None) -> float:
+    """1 when [start, end] overlaps the question's window, else 0 (also without a window
+    or without a time)."""
+    if window is None or start is None or end is None:
+        return 0.0
+    return 1.0 if start < window.end and end > window.start else 0.0
+
+
+def candidate_in_window(window: TimeRange | None, cand: Candidate) -> float:
+    """A record's referenced time, or, lacking one, when it was said (a turn: its time)."""
+    return in_window(window, cand.time_start or cand.at, cand.time_end or cand.at)
+
+
+def subject_of(plan: Plan) -> str | None:
+    """The person a question is about: the first it names."""
+    return plan.entities[0].name if plan.entities else None
+
+
+def admissible(plan: Plan, rec: ClaimFields, subject: str | None) -> bool:
+    """Opinions are not records: outside opinion questions, another speaker's claim
+    about the subject never counts as the subject's record; in opinion questions only
+    the holder's claims count."""
+    if rec.type != RecordType.CLAIM:
+        return True
+    if plan.intent in CLAIM_INTENTS:
+        return plan.opinion_source is None or rec.source in (None, plan.opinion_source)
+    return subject is None or rec.source in (None, subject)
+
+
+def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
+    """How well a claim answers an opinion or update question (0 for anything else)."""
+    if rec.type != RecordType.CLAIM or plan.intent not in CLAIM_INTENTS:
+        return 0.0
+    if plan.opinion_source and rec.source != plan.opinion_source:
+        return 0.0
+    bonus = CLAIM_OF_HOLDER
+    if plan.opinion_target and rec.target and rec.target.lower() == plan.opinion_target.lower():
+        bonus = CLAIM_ON_TARGET
+    if rec.status == "CURRENT":
+        bonus += CURRENT_CLAIM
+    elif rec.status == "SUPERSEDED":
+        bonus *= SUPERSEDED_ON_UPDATE if plan.intent == "update" else SUPERSEDED_ON_OPINION
+    return bonus
+
+
+# -- gathering the signals --------------------------------------------------------------
+def score_turns(
+    plan: Plan,
+    turns: Iterable[Candidate],
+    records: Iterable[Candidate],
+    graph_hits: Iterable[Candidate],
+) -> dict[str, TurnScore]:
+    """The signals of every turn that Anchor found, or that holds a record Anchor or a graph
+    step found (only admissible records count)."""
+    turns = list(turns)
+    scores: dict[str, TurnScore] = {}
+
+    def entry(turn_id: str) -> TurnScore:
+        if turn_id not in scores:
+            scores[turn_id] = TurnScore(id=turn_id)
+        return scores[turn_id]
+
+    top_bm25 = max((t.bm25 for t in turns), default=0.0) or 1.0
+    for t in turns:
+        s = entry(t.id)
+        s.conversation_id, s.idx, s.speaker = t.conversation_id, t.idx, t.speaker
+        s.asks = mostly_asks(t.content)
+        s.window = max(s.window, candidate_in_window(plan.window, t))
+        s.bm25 = max(s.bm25, t.bm25 / top_bm25)
+        s.turn_cos = max(s.turn_cos, cosine(t.vector))
+        s.paths.extend(t.path)
+    subject = subject_of(plan)
+    for rec in records:
+        if not rec.turn_id or not admissible(plan, rec, subject):
+            continue
+        s = entry(rec.turn_id)
+        s.record_cos = max(s.record_cos, cosine(rec.vector))
+        s.claim = max(s.claim, claim_bonus(plan, rec))
+        s.window = max(s.window, candidate_in_window(plan.window, rec))
+    for rec in graph_hits:
+        if not rec.turn_id or not admissible(plan, rec, subject):
+            continue
+        s = entry(rec.turn_id)
+        s.graph = max(s.graph, max(cosine(rec.vector), 0.0))
+        s.claim = max(s.claim, claim_bonus(plan, rec))
+        s.window = max(s.window, candidate_in_window(plan.window, rec))
+        s.paths.append("/".join(rec.path))
+    return scores
+
+
+def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[GroundedTurn]) -> None:
+    """Exact similarities of grounded turns (and their neighbours) and of all their records."""
+    subject = subject_of(plan)
+    for g in grounded:
+        s = scores.setdefault(g.id, TurnScore(id=g.id))
+        s.conversation_id, s.idx, s.speaker = g.conversation_id, g.idx, g.speaker
+        s.asks = mostly_asks(g.text)
+        s.window = max(s.window, in_window(plan.window, g.at, g.at))
+        s.turn_cos = max(s.turn_cos, cosine(g.vector))
+        for rec in g.records:
+            if not admissible(plan, rec, subject):
+                continue
+            s.record_cos = max(s.record_cos, cosine(rec.vector))
+            s.claim = max(s.claim, claim_bonus(plan, rec))
+
+
+# -- combining them ---------------------------------------------------------------------
+def combine(w: RankWeights, s: TurnScore) -> float:
+    """A turn's base score from its own signals (negative cosines count as 0)."""
+    return (
+        w.bm25 * s.bm25
+        + w.turn_vector * max(s.turn_cos, 0.0)
+        + w.record_vector * max(s.record_cos, 0.0)
+        + w.graph * s.graph
+        + w.claim * s.claim
+        + w.window * s.window
+    )
+
+
+def inherited(
+    w: RankWeights, s: TurnScore, previous: TurnScore | None, following: TurnScore | None
+) -> float:
+    """The base score plus a share of the neighbouring turns' base scores."""
+    return (
+        s.base
+        + w.previous * (previous.base if previous else 0.0)
+        + w.following * (following.base if following else 0.0)
+    )
+
+
+def preferred_speaker(plan: Plan) -> str | None:
+    """Whose turns to raise: the holder on opinion and update questions (an opinion is its
+    holder's own words), else the one person a question names, else nobody."""
+    if plan.intent in CLAIM_INTENTS and plan.opinion_source:
+        return plan.opinion_source
+    speakers = {e.name for e in plan.entities}
+    return next(iter(speakers)) if len(speakers) == 1 else None
+
+
+def speaker_factor(w: RankWeights, speaker: str | None, preferred: str | None) -> float:
+    return 1.0 + w.speaker if preferred is not None and speaker == preferred else 1.0
+
+
+def question_factor(w: RankWeights, asks: bool) -> float:
+    """A turn that only asks is rarely the evidence; its answer is."""
+    return 1.0 - w.question if asks else 1.0
+
+
+def finish(plan: Plan, weights: RankWeights, scores: dict[str, TurnScore]) -> None:
+    """Base score of every turn, then neighbour inheritance and speaker preference."""
+    w = weights.for_intent(plan.intent)
+    for s in scores.values():
+        s.base = combine(w, s)
+    by_pos = {(s.conversation_id, s.idx): s for s in scores.values() if s.idx is not None}
+    preferred = preferred_speaker(plan)
+    for s in scores.values():
+        prev = foll = None
+        if s.idx is not None:
+            prev = by_pos.get((s.conversation_id, s.idx - 1))
+            foll = by_pos.get((s.conversation_id, s.idx + 1))
+        s.final = (
+            inherited(w, s, prev, foll)
+            * speaker_factor(w, s.speaker, preferred)
+            * question_factor(w, s.asks)
+        )
+
+
+def ranked(scores: dict[str, TurnScore]) -> list[TurnScore]:
+    """Turns by final score, best first (ties keep the order they were found in)."""
+    return sorted(scores.values(), key=lambda s: s.final, reverse=True)
+
+
+def record_order(plan: Plan, records: Iterable[Candidate]) -> list[Candidate]:
+    """The records of one turn, best first, to pick the one shown as its Evidence: by claim
+    bonus, then similarity; outside opinion and update questions, claims come last."""
+    options = sorted(records, key=lambda r: (claim_bonus(plan, r), r.vector), reverse=True)
+    if plan.intent not in CLAIM_INTENTS:
+        options = [r for r in options if r.type != RecordType.CLAIM] + [
+            r for r in options if r.type == RecordType.CLAIM
+        ]
+    return options

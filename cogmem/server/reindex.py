@@ -1,0 +1,84 @@
+"""Re-embed the whole store with another embedder (``cogmem reindex``).
+
+The vector indexes are dropped, every Turn and memory record gets a new vector from the
+configured embedder, page by page, and the indexes are recreated with its dimension; the
+embedder is recorded so later runs check against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from cogmem.embed import Embedder
+from cogmem.ingest.rows import memory_embed_text, speaker_text
+from cogmem.server.schema import rebuild_vector_indexes
+from cogmem.store import Store
+
+
+class ReindexReport(BaseModel):
+    embedder: str
+    dimension: int
+    turns: int
+    records: int
+
+
+def reindex(
+    store: Store,
+    embedder: Embedder,
+    page: int = 256,
+    progress: Callable[[int], None] | None = None,
+) -> ReindexReport:
+    store.admin("meta/drop_vector_memory")
+    store.admin("meta/drop_vector_turn")
+    turns = _pages(
+        store,
+        embedder,
+        page,
+        progress,
+        "admin/reindex_turns_page",
+        "admin/set_turn_embeddings",
+        lambda row: speaker_text(row["speaker"] or "", row["full_text"] or ""),
+    )
+    records = _pages(
+        store,
+        embedder,
+        page,
+        progress,
+        "admin/reindex_memory_page",
+        "admin/set_memory_embeddings",
+        memory_embed_text,
+    )
+    rebuild_vector_indexes(store, embedder.name, embedder.dimension)
+    return ReindexReport(
+        embedder=embedder.name, dimension=embedder.dimension, turns=turns, records=records
+    )
+
+
+def _pages(
+    store: Store,
+    embedder: Embedder,
+    page: int,
+    progress: Callable[[int], None] | None,
+    read: str,
+    write: str,
+    text: Callable[[dict], str],
+) -> int:
+    after, done = "", 0
+    while True:
+        rows = store.read(read, after=after, limit=page)
+        if not rows:
+            return done
+        vectors = embedder.embed([text(row) for row in rows])
+        store.write(
+            write,
+            rows=[
+                {"id": row["id"], "embedding": vec.tolist()}
+                for row, vec in zip(rows, vectors, strict=True)
+            ],
+        )
+        done += len(rows)
+        after = rows[-1]["id"]
+        if progress is not None:
+            progress(len(rows))

@@ -1,0 +1,19 @@
+"""Text helpers shared by extraction, answers, consolidation and the baselines:
+sentence spans, stopwords, and the sentiment word lists."""
+
+from __future__ import annotations
+
+from cogmem.text.lexicon import NEGATIVE, POSITIVE, word_set
+from cogmem.text.sentences import SENTENCE, WORD, Span, sentences
+from cogmem.text.stopwords import STOPWORDS
+
+__all__ = [
+    "NEGATIVE",
+    "POSITIVE",
+    "SENTENCE",
+    "STOPWORDS",
+    "WORD",
+    "Span",
+    "sentences",
+    "word_set",
+]

@@ -1,0 +1,273 @@
+"""The controller over an in-memory fake of the operators: which steps a recipe runs, in
+which order, with which relationship types, and what comes back as Evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cogmem.models import INTENTS, TimeRange
+from cogmem.retrieval.candidates import (
+    AnchorResult,
+    Candidate,
+    GroundedRecord,
+    GroundedTurn,
+    Shared,
+)
+from cogmem.retrieval.controller import Controller, Operators
+from cogmem.retrieval.recipes import RECIPES
+
+pytestmark = pytest.mark.unit
+
+DAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+TURNS = [  # (speaker, text)
+    ("Alice", "I love hiking in the Alps, it clears my head."),
+    ("Bob", "I love hiking too, especially in the Alps in autumn."),
+    ("Alice", "What do you think of my painting?"),
+    ("Bob", "Honestly, your painting of the lake is wonderful."),
+    ("Alice", "I adopted a dog called Pixel yesterday."),
+]
+
+
+def record(id: str, type: str, turn: int | None, vector: float, **fields: Any) -> Candidate:
+    data: dict[str, Any] = {
+        "id": id,
+        "type": type,
+        "content": fields.pop("content", id),
+        "turn_id": f"t{turn}" if turn is not None else None,
+        "vector": vector,
+        "at": DAY if turn is not None else None,
+    }
+    return Candidate.model_validate({**data, **fields})
+
+
+RECORDS = [
+    record("alice", "Person", None, 0.7, name="Alice"),
+    record("bob", "Person", None, 0.7, name="Bob"),
+    record("hiking", "Concept", None, 0.9, name="hiking"),
+    record("alice-hikes", "Event", 0, 0.85, speaker="Alice", content="Alice hikes in the Alps"),
+    record("bob-hikes", "Event", 1, 0.8, speaker="Bob", content="Bob hikes in autumn"),
+    record("hiker", "Fact", 0, 0.8, speaker="Alice", consolidated=True, content="Alice hikes"),
+    record(
+        "bob-on-painting",
+        "Claim",
+        3,
+        0.75,
+        speaker="Bob",
+        source="Bob",
+        target="Alice",
+        status="CURRENT",
+        content="Bob thinks Alice's painting is wonderful",
+    ),
+    record("pixel", "Event", 4, 0.6, speaker="Alice", content="Alice adopted a dog, Pixel"),
+]
+EDGES = [  # (from, relationship, to)
+    ("alice", "PARTICIPATED_IN", "alice-hikes"),
+    ("bob", "PARTICIPATED_IN", "bob-hikes"),
+    ("bob", "CLAIMS", "bob-on-painting"),
+    ("alice", "PARTICIPATED_IN", "pixel"),
+    ("hiking", "INVOLVES", "alice-hikes"),
+    ("hiking", "INVOLVES", "bob-hikes"),
+    ("hiker", "SUPPORTED_BY", "alice-hikes"),
+]
+UNGROUNDED = ("Person", "Concept")
+
+
+class FakeOperators:
+    """The operators over the lists above; similarities are fixed per node."""
+
+    def __init__(self) -> None:
+        self.records = {r.id: r for r in RECORDS}
+        self.calls: list[tuple[str, Any]] = []
+
+    def _turn(self, idx: int) -> dict[str, Any]:
+        speaker, text = TURNS[idx]
+        return {"id": f"t{idx}", "source_id": f"D1:{idx + 1}", "speaker": speaker, "text": text}
+
+    def persons(self) -> list[dict[str, Any]]:
+        return [{"name": r.name, "id": r.id, "aliases": []} for r in RECORDS if r.type == "Person"]
+
+    def anchor(
+        self,
+        question: str,
+        vector: np.ndarray,
+        types: list[str] | None,
+        *,
+        pool: int,
+        drop_terms: set[str] | None,
+    ) -> AnchorResult:
+        self.calls.append(("anchor", types))
+        found = [r.model_copy() for r in RECORDS if types is None or r.type in types]
+        words = {w.strip("?,.").lower() for w in question.split()} - (drop_terms or set())
+        turns = []
+        for idx, (speaker, text) in enumerate(TURNS):
+            overlap = len(words & {w.strip("?,.").lower() for w in text.split()})
+            turns.append(
+                Candidate(
+                    id=f"t{idx}",
+                    type="Turn",
+                    content=text,
+                    speaker=speaker,
+                    conversation_id="c1",
+                    idx=idx,
+                    at=DAY,
+                    bm25=float(overlap),
+                    vector=0.6,
+                    path=["anchor:turn-fulltext"],
+                )
+            )
+        entries = sorted(found, key=lambda c: c.vector, reverse=True)[:15]
+        return AnchorResult(entries=entries, records=found, turns=turns, types=types)
+
+    def traverse(
+        self,
+        ids: list[str],
+        vector: np.ndarray,
+        rel_types: Sequence[str],
+        window: TimeRange | None = None,
+        depth: int = 1,
+    ) -> list[Candidate]:
+        self.calls.append(("traverse", (list(ids), list(rel_types), depth)))
+        out = []
+        for start, rel, end in EDGES:
+            if start in ids and rel in rel_types:
+                hit = self.records[end].model_copy()
+                hit.path = ["traverse", f"{rel}→"]
+                out.append(hit)
+        return out
+
+    def intersect(self, entity_ids: list[str], vector: np.ndarray) -> list[Shared]:
+        self.calls.append(("intersect", list(entity_ids)))
+        links = {"Alice": ["alice-hikes"], "Bob": ["bob-hikes"]}
+        return [Shared(id="hiking", name="hiking", similarity=0.9, links=links)]
+
+    def ground(
+        self, ids: list[str], *, window: int, vector: np.ndarray | None
+    ) -> list[GroundedTurn]:
+        self.calls.append(("ground", window))
+        out = []
+        for id in ids:
+            turn_id = id if id.startswith("t") else self.records[id].turn_id
+            if turn_id is None:
+                continue
+            centre = int(turn_id[1:])
+            for idx in range(max(0, centre - window), min(len(TURNS), centre + window + 1)):
+                recs = [
+                    GroundedRecord(id=r.id, type=r.type, source=r.source, status=r.status)
+                    for r in RECORDS
+                    if r.turn_id == f"t{idx}" and r.type not in UNGROUNDED
+                ]
+                row = self._turn(idx)
+                out.append(
+                    GroundedTurn(
+                        record_id=id,
+                        turn_id=turn_id,
+                        conversation_id="c1",
+                        at=DAY,
+                        idx=idx,
+                        offset=idx - centre,
+                        vector=0.6,
+                        records=recs,
+                        **row,
+                    )
+                )
+        return out
+
+    def turns(self, turn_ids: list[str]) -> list[dict[str, Any]]:
+        return [{**self._turn(int(t[1:])), "at": DAY} for t in turn_ids]
+
+    def turn_records(self, turn_ids: list[str], vector: np.ndarray) -> list[Candidate]:
+        return [r for r in RECORDS if r.turn_id in turn_ids and r.type not in UNGROUNDED]
+
+    def superseded(self, claim_ids: list[str]) -> dict[str, list[str]]:
+        return {cid: ['"It is fine." (D1:1, 1 May 2023)'] for cid in claim_ids}
+
+
+class FakeEmbedder:
+    name = "fake"
+    dimension = 4
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.ones(4, dtype=np.float32) / 2
+
+
+def controller(ops: Operators) -> Controller:
+    return Controller.over(ops, FakeEmbedder())
+
+
+def steps(trace: list[Any]) -> list[tuple[str, str]]:
+    return [(s.operator, s.detail) for s in trace]
+
+
+def test_every_intent_has_a_recipe_of_at_most_five_steps() -> None:
+    assert set(RECIPES) == set(INTENTS)
+    assert all(len(recipe) <= 5 for recipe in RECIPES.values())
+
+
+def test_a_multi_hop_question_walks_persons_shared_concepts_and_facts() -> None:
+    ops = FakeOperators()
+    result = controller(ops).run("What do Alice and Bob both like?", k=3)
+    assert result.plan.intent == "multi-hop"
+    everyday = ["PARTICIPATED_IN", "HAS_FACT", "LIKES", "USES", "DISLIKES", "INVOLVES"]
+    assert steps(result.trace) == [
+        ("entities", "persons of the group"),
+        (
+            "route",
+            "rules: intent=multi-hop entities=['Alice', 'Bob'] types=None window=None",
+        ),
+        ("anchor", "types=None"),
+        ("traverse", f"from ['Alice', 'Bob'] over {everyday}"),
+        ("intersect", "shared neighbourhood of ['Alice', 'Bob']"),
+        ("traverse", "from anchored concepts 1 over INVOLVES/ABOUT/TARGETS"),
+        ("traverse", "down SUPPORTED_BY from 1 consolidated facts"),
+        ("ground", "5 turns ±1 neighbour, with their records"),
+        ("sufficiency", "sufficient"),
+    ]
+    traversed = [args for name, args in ops.calls if name == "traverse"]
+    assert traversed == [
+        (["alice", "bob"], everyday, 1),
+        (["hiking"], ["INVOLVES", "ABOUT", "TARGETS"], 1),
+        (["hiker"], ["SUPPORTED_BY"], 1),
+    ]
+    assert all(type(rel) is str for _, rels, _ in traversed for rel in rels)
+    assert ("ground", 1) in ops.calls
+    # the two hiking turns, which the graph reached from both persons, rank first
+    assert {e.turn_source_id for e in result.evidence[:2]} == {"D1:1", "D1:2"}
+    assert result.evidence[0].type == "Event" and len(result.evidence) == 3
+
+
+def test_an_opinion_question_follows_only_the_holders_claims() -> None:
+    ops = FakeOperators()
+    result = controller(ops).run("What does Bob think of Alice's painting?", k=3)
+    plan = result.plan
+    assert (plan.intent, plan.opinion_source, plan.opinion_target) == ("opinion", "Bob", "Alice")
+    assert [name for name, _ in steps(result.trace)] == [
+        "entities",
+        "route",
+        "anchor",
+        "traverse",
+        "ground",
+        "sufficiency",
+    ]
+    assert result.trace[3].detail == "from ['Bob', 'Alice'] over ['CLAIMS']"
+    assert ("anchor", ["Claim"]) in ops.calls
+    best = result.evidence[0]
+    assert (best.record_id, best.type, best.speaker) == ("bob-on-painting", "Claim", "Bob")
+    assert best.supersedes == ['"It is fine." (D1:1, 1 May 2023)']
+
+
+def test_a_why_question_follows_causes_two_hops_without_the_window() -> None:
+    ops = FakeOperators()
+    result = controller(ops).run("Why did Alice adopt Pixel?", k=2)
+    assert result.plan.wants_cause
+    assert ("traverse", "causes and references of anchored decisions") in steps(result.trace)
+    assert (["hiker"], ["CAUSES", "REFERENCES", "SUPPORTED_BY"], 2) in [
+        args for name, args in ops.calls if name == "traverse"
+    ]
