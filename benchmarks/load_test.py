@@ -7,11 +7,18 @@ sharing one driver pool and one embedder, as the workers of one service would �
 conversation's own QA questions, round robin, for ``--seconds``. Every exception counts
 as an error. The group is deleted at the end unless ``--keep``.
 
+With ``--http`` the same levels run a second time through the HTTP API: a ``cogmem serve``
+process (one driver, one embedder, a pool of ``--workers`` threads) started on a free
+loopback port with a read-only token for the group, each client a thread with its own
+HTTP connection posting ``/v1/groups/{group}/search``. Both modes are measured in the same
+run, so their ratio is the cost of the service layer (HTTP, JSON, auth) on this machine.
+
 Bounded on purpose: loopback servers only (it refuses any other host), at most 64 clients
 and 300 seconds per level. Results go to ``benchmarks/results/load_test.md`` and ``.json``
 with the machine and the command line.
 
     python benchmarks/load_test.py --uri bolt://127.0.0.1:17687 --clients 1,4,16 --seconds 20
+    python benchmarks/load_test.py --uri bolt://127.0.0.1:17687 --http --seconds 15
 """
 
 from __future__ import annotations
@@ -21,12 +28,16 @@ import json
 import os
 import platform
 import shlex
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,6 +70,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the group afterwards")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     parser.add_argument("--name", default="load_test", help="results file name (no suffix)")
+    parser.add_argument(
+        "--http", action="store_true", help="also measure through the HTTP API (cogmem serve)"
+    )
+    parser.add_argument("--workers", type=int, default=8, help="the HTTP server's worker pool")
     args = parser.parse_args(argv)
     host = urlparse(args.uri).hostname or ""
     if host not in LOOPBACK:
@@ -130,14 +145,20 @@ def questions(data: Path, sample: int) -> list[str]:
     return found or ["What did they talk about?"]
 
 
-def run_level(base: Memory, qs: list[str], clients: int, seconds: float, k: int) -> dict[str, Any]:
+Search = Callable[[str], None]
+
+
+def run_level(
+    make_client: Callable[[], Search], qs: list[str], clients: int, seconds: float
+) -> dict[str, Any]:
+    """``clients`` threads, each with its own search function, for ``seconds``."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors: list[list[str]] = [[] for _ in range(clients)]
     start = threading.Barrier(clients + 1)
     stop = threading.Event()
 
     def client(i: int) -> None:
-        mem = base.for_group(base.group)  # its own Memory; the driver pool is shared
+        search = make_client()
         n = i * 7
         start.wait()
         while not stop.is_set():
@@ -145,7 +166,7 @@ def run_level(base: Memory, qs: list[str], clients: int, seconds: float, k: int)
             n += 1
             t0 = time.perf_counter()
             try:
-                mem.search(question, k=k)
+                search(question)
             except Exception as exc:  # every failure counts, none stops the client
                 errors[i].append(f"{type(exc).__name__}: {exc}"[:300])
                 continue
@@ -184,6 +205,112 @@ def run_level(base: Memory, qs: list[str], clients: int, seconds: float, k: int)
     }
 
 
+def in_process(base: Memory, k: int) -> Callable[[], Search]:
+    def make() -> Search:
+        mem = base.for_group(base.group)  # its own Memory; the driver pool is shared
+
+        def search(question: str) -> None:
+            mem.search(question, k=k)
+
+        return search
+
+    return make
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def http_server(args: argparse.Namespace, mem: Memory) -> Iterator[tuple[str, str]]:
+    """A `cogmem serve` process on a free loopback port and a read-only token for the
+    group: yields (base URL, token); stops the server and revokes the token afterwards."""
+    from cogmem.service.tokens import TokenStore
+
+    tokens = TokenStore(mem.store)
+    created = tokens.create(args.group, read_only=True, name="load-test")
+    port = free_port()
+    env = {**os.environ, "NEO4J_URI": args.uri}
+    if args.user:
+        env["NEO4J_USER"] = args.user
+    if args.password:
+        env["NEO4J_PASSWORD"] = args.password
+    command = [sys.executable, "-m", "cogmem", "serve", "--port", str(port)]
+    command += ["--workers", str(args.workers)]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"cogmem serve exited with {proc.returncode}")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("cogmem serve did not listen within 120 s")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}", created.secret
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        tokens.revoke(created.grant.token_id or "")
+
+
+def over_http(base_url: str, token: str, group: str, k: int) -> Callable[[], Search]:
+    import httpx
+
+    def make() -> Search:
+        client = httpx.Client(
+            base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=120
+        )
+
+        def search(question: str) -> None:
+            r = client.post(f"/v1/groups/{group}/search", json={"query": question, "k": k})
+            if r.status_code != 200:
+                raise RuntimeError(f"HTTP {r.status_code}: {r.text[:200]}")
+
+        return search
+
+    return make
+
+
+def run_levels(
+    mode: str, make: Callable[[], Search], qs: list[str], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    warm = make()
+    for q in qs[:5]:  # warm up: the embedder, the plan caches, the page cache
+        warm(q)
+    levels = []
+    for clients in args.levels:
+        level = {"mode": mode, **run_level(make, qs, clients, args.seconds)}
+        print(
+            f"{mode:>10} {clients:>3} clients: {level['searches_per_s']:7.2f} searches/s, "
+            f"{level['errors']} errors, p95 {level['latency_ms']['p95']} ms",
+            file=sys.stderr,
+        )
+        levels.append(level)
+    return levels
+
+
+def http_ratios(levels: list[dict[str, Any]]) -> list[str]:
+    by = {(lv.get("mode", "in-process"), lv["clients"]): lv for lv in levels}
+    out = []
+    for (mode, clients), lv in sorted(by.items(), key=lambda x: x[0][1]):
+        base = by.get(("in-process", clients))
+        if mode != "HTTP" or base is None or not base["searches_per_s"]:
+            continue
+        rate = lv["searches_per_s"] / base["searches_per_s"]
+        p95, p95_base = lv["latency_ms"]["p95"], base["latency_ms"]["p95"]
+        tail = f", p95 ×{p95 / p95_base:.2f}" if p95 and p95_base else ""
+        out.append(f"{clients} clients: searches/s ×{rate:.2f}{tail}")
+    return out
+
+
 def report(result: dict[str, Any], out: Path, name: str) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     m = result["machine"]
@@ -205,19 +332,25 @@ def report(result: dict[str, Any], out: Path, name: str) -> tuple[Path, Path]:
             else f"in {result['ingest']['seconds']} s"
         )
         + f"), {result['questions']} of its QA questions asked round robin, "
-        f"`Memory.search(question, k={result['k']})` per request; clients are threads "
-        "sharing one driver pool and one embedder.",
+        f"`Memory.search(question, k={result['k']})` per request. In process: clients are "
+        "threads sharing one driver pool and one embedder. HTTP: clients are threads, each "
+        "with its own connection, posting `/v1/groups/{group}/search` with a read-only token "
+        f"to one `cogmem serve` process ({result.get('workers', '-')} workers) on loopback.",
         "",
-        "| clients | seconds | searches | searches/s | errors "
+        "| mode | clients | seconds | searches | searches/s | errors "
         "| mean ms | p50 ms | p95 ms | max ms |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for lv in result["levels"]:
         lat = lv["latency_ms"]
         lines.append(
-            f"| {lv['clients']} | {lv['seconds']} | {lv['searches']} | {lv['searches_per_s']} "
+            f"| {lv.get('mode', 'in-process')} | {lv['clients']} | {lv['seconds']} "
+            f"| {lv['searches']} | {lv['searches_per_s']} "
             f"| {lv['errors']} | {lat['mean']} | {lat['p50']} | {lat['p95']} | {lat['max']} |"
         )
+    ratios = http_ratios(result["levels"])
+    if ratios:
+        lines += ["", "HTTP / in-process, same run: " + "; ".join(ratios) + "."]
     samples = [s for lv in result["levels"] for s in lv["error_samples"]]
     lines += ["", "Errors: " + ("; ".join(samples) if samples else "none") + "."]
     lines += [
@@ -250,17 +383,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             ingest = ingest_once(mem, args.data, args.sample)
             qs = questions(args.data, args.sample)
-            for q in qs[:5]:  # warm up: the embedder, the plan caches, the page cache
-                mem.search(q, k=args.k)
-            levels = []
-            for clients in args.levels:
-                level = run_level(mem, qs, clients, args.seconds, args.k)
-                print(
-                    f"{clients:>3} clients: {level['searches_per_s']:7.2f} searches/s, "
-                    f"{level['errors']} errors, p95 {level['latency_ms']['p95']} ms",
-                    file=sys.stderr,
-                )
-                levels.append(level)
+            levels = run_levels("in-process", in_process(mem, args.k), qs, args)
+            if args.http:
+                with http_server(args, mem) as (url, token):
+                    levels += run_levels(
+                        "HTTP", over_http(url, token, args.group, args.k), qs, args
+                    )
         finally:
             if not args.keep:
                 mem.forget()
@@ -274,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         "ingest": ingest,
         "questions": len(qs),
         "k": args.k,
+        "workers": args.workers if args.http else None,
         "levels": levels,
     }
     md, js = report(result, args.out, args.name)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, Field
 
 from cogmem.models import Evidence, TimeRange
 from cogmem.retrieval.router import Plan
-from cogmem.temporal import describe_time
-from cogmem.text import sentences
+from cogmem.temporal import describe_time, find_time_expressions
+from cogmem.text import Span, sentences
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -64,8 +64,48 @@ def referenced_time(ev: Evidence) -> str | None:
     return describe_time(tr)
 
 
-def render(index: int, ev: Evidence) -> str:
-    """One evidence block as the prompt shows it."""
+# a turn up to this many estimated tokens is shown whole; a longer one as the quoted
+# sentence with its neighbours
+WHOLE_TURN_TOKENS = 90
+
+
+def passage(ev: Evidence, terms: set[str] | None = None, whole: bool = True) -> str:
+    """What was said around a record: the whole turn when it is short (and ``whole``),
+    else the quoted (or, given ``terms``, the best matching) sentence with the sentences
+    before and after it, so that a short neighbour holding the answer (a companion's name,
+    a reason) is never dropped."""
+    turn = (ev.turn_text or "").strip()
+    quote = (ev.quote or ev.content or "").strip()
+    if not turn:
+        return quote
+    if whole and estimate_tokens(turn) <= WHOLE_TURN_TOKENS:
+        return turn
+    spans = sentences(turn)
+    if len(spans) <= 1:
+        return turn if whole or not quote else quote
+    i = _anchor_sentence(spans, quote, terms)
+    first, last = max(0, i - 1), min(len(spans) - 1, i + 1)
+    return turn[spans[first].start : spans[last].end]
+
+
+def _anchor_sentence(spans: list[Span], quote: str, terms: set[str] | None) -> int:
+    """The sentence the record quotes, or (with ``terms``) the one sharing most of them."""
+    if terms:
+        scores = [
+            len({w.lower() for w in re.findall(r"[A-Za-z0-9]+", sp.text)} & terms) for sp in spans
+        ]
+        if max(scores) > 0:
+            return scores.index(max(scores))
+    key = quote.lower()[:60]
+    for i, sp in enumerate(spans):
+        if key and (key in sp.text.lower() or sp.text.lower() in key):
+            return i
+    return 0
+
+
+def render(index: int, ev: Evidence, said: str | None = None) -> str:
+    """One evidence block as the prompt shows it. ``said`` (default: the quote) is the
+    wording shown for what was said: the whole turn or the quote with its neighbours."""
     head = f"[{index}] {ev.type} · {ev.speaker or '?'} · turn {ev.turn_source_id or '?'}"
     head += f" · said {_day(ev.turn_at)}"
     when = referenced_time(ev)
@@ -76,8 +116,9 @@ def render(index: int, ev: Evidence) -> str:
     lines = [head]
     if ev.content and ev.content != ev.quote:
         lines.append(f"    content: {ev.content}")
-    if ev.quote:
-        lines.append(f'    quote: "{ev.quote}"')
+    said = ev.quote if said is None else said
+    if said:
+        lines.append(f'    quote: "{said}"')
     for older in ev.supersedes:
         lines.append(f"    replaces: {older}")
     return "\n".join(lines)
@@ -93,7 +134,9 @@ class ContextBlock(BaseModel):
 
 def pack(evidence: list[Evidence], budget_tokens: int, header: str | None = None) -> ContextBlock:
     """Greedy packing in score order; a block that does not fit is skipped, smaller later
-    blocks may still fit."""
+    blocks may still fit. Each block shows the whole turn when it fits (else the quote with
+    its neighbouring sentences, else the quote alone); a turn already shown whole is not
+    repeated for another record from it."""
     budget = max(0, budget_tokens)
     parts: list[str] = []
     used = 0
@@ -101,14 +144,24 @@ def pack(evidence: list[Evidence], budget_tokens: int, header: str | None = None
         used = estimate_tokens(header)
         parts.append(header)
     included: list[Evidence] = []
+    shown: set[str] = set()  # turns already shown whole
     for ev in sorted(evidence, key=lambda e: e.score, reverse=True):
-        block = render(len(included) + 1, ev)
-        cost = estimate_tokens(block)
-        if used + cost > budget:
+        whole = ev.turn_id not in shown
+        options = [passage(ev, whole=True), passage(ev, whole=False)] if whole else []
+        if ev.quote:
+            options.append(ev.quote)
+        for said in dict.fromkeys(options):  # widest first, each wording once
+            block = render(len(included) + 1, ev, said)
+            cost = estimate_tokens(block)
+            if used + cost <= budget:
+                break
+        else:
             continue
         parts.append(block)
         used += cost
         included.append(ev)
+        if ev.turn_id and said and said.strip() == (ev.turn_text or "").strip():
+            shown.add(ev.turn_id)
     return ContextBlock(
         text="\n".join(parts),
         tokens=used,
@@ -134,14 +187,30 @@ def llm_prompt(question: str, block: ContextBlock) -> str:
     return f"Memory records:\n{block.text}\n\nQuestion: {question}\nAnswer:"
 
 
-def _best_sentence(question_terms: set[str], text: str) -> str:
-    best, best_score = text.strip(), -1.0
-    for sent in sentences(text):
-        words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", sent.text)}
-        score = len(words & question_terms) + min(len(sent.text), 200) / 1000
-        if score > best_score:
-            best, best_score = sent.text, score
-    return best
+def _overlap(ev: Evidence, terms: set[str], speaker: bool = False) -> int:
+    words = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", passage(ev))}
+    if speaker and ev.speaker:
+        words.add(ev.speaker.lower())
+    return len(words & terms)
+
+
+def _when(ev: Evidence) -> str | None:
+    """The time a record refers to, or else the first time said in its passage (a
+    neighbouring sentence of the same turn may carry it: "We fly out on Friday! Clara and
+    I are spending a week in Lisbon.")."""
+    when = referenced_time(ev)
+    if when or ev.turn_at is None:
+        return when
+    mentions = find_time_expressions(passage(ev), ev.turn_at)
+    return describe_time(mentions[0].range) if mentions else None
+
+
+def _mentions(ev: Evidence, terms: set[str]) -> bool:
+    return _overlap(ev, terms) > 0
+
+
+# a question about change wants the earlier views too; "… now?" only the current one
+_ASKS_CHANGE = re.compile(r"\bchang|\bused to\b|\bbefore\b|\bhistory\b|\bover time\b", re.I)
 
 
 def extractive_answer(plan: Plan, evidence: list[Evidence], max_items: int = 3) -> str:
@@ -151,31 +220,76 @@ def extractive_answer(plan: Plan, evidence: list[Evidence], max_items: int = 3) 
     terms = set(plan.keywords)
     top = evidence[:max_items]
     if plan.intent == "temporal":
-        for ev in evidence[:5]:
-            when = referenced_time(ev)
-            if when:
-                return (
-                    f"{when} — {ev.speaker} ({ev.turn_source_id}, said {_day(ev.turn_at)}): "
-                    f'"{ev.quote}"'
-                )
+        dated = [(ev, _when(ev)) for ev in evidence[:5]]
+        dated = [(ev, when) for ev, when in dated if when]
+        if dated:  # the dated record that shares most words with the question
+            ev, when = max(
+                dated,
+                key=lambda d: (_overlap(d[0], terms, speaker=True), -dated.index(d)),
+            )
+            return (
+                f"{when} — {ev.speaker} ({ev.turn_source_id}, said {_day(ev.turn_at)}): "
+                f'"{passage(ev, terms)}"'
+            )
         ev = top[0]
-        quote = _best_sentence(terms, ev.turn_text or ev.quote or ev.content)
+        quote = passage(ev, terms)
         return f'Around {_day(ev.turn_at)} — {ev.speaker} ({ev.turn_source_id}): "{quote}"'
     if plan.intent in ("opinion", "update"):
-        claims = [e for e in evidence if e.type == "Claim"]
+        history = opinion_history(plan, evidence) if plan.wants_history else None
+        if history:
+            return history
+        # a claim that shares no word with the question answers another question
+        claims = [e for e in evidence if e.type == "Claim" and (not terms or _mentions(e, terms))]
         if claims:
             ev = claims[0]
             text = (
                 f"{ev.speaker}'s view ({ev.turn_source_id}, {_day(ev.turn_at)}"
                 f'{", " + ev.status if ev.status else ""}): "{ev.quote}"'
             )
-            if ev.supersedes:
+            if ev.supersedes and _ASKS_CHANGE.search(plan.question):
                 text += " — earlier: " + "; ".join(ev.supersedes)
             return text
     lines = []
     for ev in top:
-        quote = _best_sentence(terms, ev.turn_text or ev.quote or ev.content)
+        quote = passage(ev, terms)
         when = referenced_time(ev)
         date = f", refers to {when}" if when else ""
         lines.append(f'{ev.speaker} ({ev.turn_source_id}, {_day(ev.turn_at)}{date}): "{quote}"')
     return "\n".join(lines)
+
+
+# -- opinion history (how a view changed) ------------------------------------------------------
+def opinion_history(plan: Plan, evidence: list[Evidence]) -> str | None:
+    """The holder's claims about the target in time order, dated, old → new (with the older
+    claims that a retrieved claim SUPERSEDES, even when they were not retrieved themselves).
+    None when the evidence holds no claim of the holder about the target."""
+    source, target = plan.opinion_source, plan.opinion_target
+    claims = [
+        e
+        for e in evidence
+        if e.type == "Claim"
+        and (source is None or e.speaker == source)
+        and (target is None or target.lower() in f"{e.content} {e.quote or ''}".lower())
+    ]
+    if not claims:
+        return None
+    far = datetime.max.replace(tzinfo=UTC)
+    steps: dict[str, tuple[datetime, str]] = {}
+    for ev in claims:
+        at = ev.turn_at or far
+        status = f", {ev.status}" if ev.status else ""
+        steps[ev.quote or ev.content] = (
+            at,
+            f'{_day(ev.turn_at)} ({ev.turn_source_id}{status}): "{ev.quote or ev.content}"',
+        )
+    for ev in claims:
+        for older in ev.supersedes:  # '"quote" (turn, date)', older than ev
+            if not any(f'"{quote}"' in older for quote in steps):
+                at = (ev.turn_at or far) - timedelta(seconds=1)
+                steps[older] = (at, f"earlier, replaced: {older}")
+    ordered = [text for _, text in sorted(steps.values(), key=lambda pair: pair[0])]
+    who = claims[0].speaker or source or "?"
+    about = f" of {target}" if target else ""
+    return f"{who}'s view{about}, oldest first:\n" + "\n".join(
+        f"{i}. {text}" for i, text in enumerate(ordered, 1)
+    )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
 from cogmem.clients import Clients
-from cogmem.config import ConfigError, Settings, load_settings
+from cogmem.config import ConfigError, Settings, check_group, load_settings
 from cogmem.consolidate import JOBS, ConsolidationReport, ConsolidationSettings, Job
 from cogmem.consolidate import consolidate as run_consolidation
 from cogmem.embed import Embedder
@@ -34,12 +34,37 @@ from cogmem.server.schema import (
     init_schema,
     recorded_embedder,
 )
-from cogmem.store import Row, Store, StoreError, Unreachable
+from cogmem.store import Neo4jError, Row, Store, StoreError, Unreachable
 
 if TYPE_CHECKING:
     from neo4j import Driver
 
     from cogmem.transfer import ExportFile, ImportSummary
+
+TIME_KEYS = ("at", "time_start", "time_end")
+
+
+class QuestionError(ValueError):
+    """A question that cannot be asked (empty); the message says so in one line."""
+
+
+class LocalTimesError(StoreError):
+    """A group holds times without a time zone (LOCAL DATETIME): `cogmem doctor --fix`."""
+
+
+def valid_group(group: str) -> str:
+    """``group`` trimmed, or :class:`ConfigError` naming what is wrong with it."""
+    try:
+        return check_group(group)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def check_question(question: str) -> str:
+    """The question, or :class:`QuestionError` when there is nothing to ask."""
+    if not isinstance(question, str) or not question.strip():
+        raise QuestionError("the question is empty: ask something, e.g. 'Who did Priya meet?'")
+    return question
 
 
 class Memory:
@@ -71,8 +96,8 @@ class Memory:
             raise ConfigError("pass clients= or the objects themselves, not both")
         if settings is None:
             settings = clients.settings if clients is not None else load_settings()
+        self.group = valid_group(settings.group)
         self.settings = settings
-        self.group = settings.group
         self._owns_clients = clients is None
         self.clients = clients or Clients(
             settings,
@@ -92,7 +117,8 @@ class Memory:
 
     def for_group(self, group: str) -> Memory:
         """The same database and clients (store, models, LLM), another group."""
-        other = Memory(self.settings.model_copy(update={"group": group}), clients=self.clients)
+        update = {"group": valid_group(group)}
+        other = Memory(self.settings.model_copy(update=update), clients=self.clients)
         other._schema_checked = self._schema_checked
         return other
 
@@ -227,7 +253,9 @@ class Memory:
         session: str | None = None,
         source_id: str | None = None,
     ) -> IngestSummary:
-        """Append one turn of a live chat to ``conversation`` (created on first use)."""
+        """Append one turn of a live chat to ``conversation`` (created on first use).
+
+        ``at``: when it was said (default: now); a naive datetime is taken as UTC."""
         self.ensure_schema()
         tail_rows = self.store.read(
             "ingest/conversation_tail",
@@ -262,9 +290,16 @@ class Memory:
         return Controller(self.store, self.group, self.embedder, self.router, weights)
 
     def retrieve(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
-        """Evidence for a question, with the plan and the trace of what ran."""
+        """Evidence for a question, with the plan and the trace of what ran.
+
+        Raises :class:`QuestionError` for an empty question, :class:`LocalTimesError` when
+        the group holds times without a time zone (repair: ``cogmem doctor --fix``)."""
+        check_question(question)
         self.ensure_schema()
-        return self.controller().run(question, k=k, dedupe=dedupe)
+        try:
+            return self.controller().run(question, k=k, dedupe=dedupe)
+        except Neo4jError as exc:
+            raise self._local_times(exc) from exc
 
     def search(self, question: str, k: int = 10, dedupe: bool = True) -> list[Evidence]:
         """Ranked, grounded Evidence for a question (one per source turn by default)."""
@@ -321,14 +356,26 @@ class Memory:
         if unknown:
             raise ValueError(f"unknown consolidation job(s): {', '.join(unknown)}")
         self.ensure_schema()
-        return run_consolidation(
-            self.store,
-            self.group,
-            self.embedder if not dry_run and "facts" in chosen else None,
-            config,
-            llm=self.llm,
-            dry_run=dry_run,
-            jobs=cast("tuple[Job, ...]", chosen),
+        try:
+            return run_consolidation(
+                self.store,
+                self.group,
+                self.embedder if not dry_run and "facts" in chosen else None,
+                config,
+                llm=self.llm,
+                dry_run=dry_run,
+                jobs=cast("tuple[Job, ...]", chosen),
+            )
+        except Neo4jError as exc:
+            raise self._local_times(exc) from exc
+
+    def _local_times(self, exc: Neo4jError) -> Exception:
+        """A clear error for a group with LOCAL DATETIME values; other errors unchanged."""
+        if "epoch" not in str(exc.message or exc).lower():
+            return exc
+        return LocalTimesError(
+            f"group {self.group!r} holds times without a time zone (written from naive "
+            f"datetimes by an older cogmem): run `cogmem doctor --group {self.group} --fix`"
         )
 
     # -- export and import -----------------------------------------------------------
@@ -359,6 +406,48 @@ class Memory:
             "labels": dict(Counter(row["labels"])),
             "relationships": dict(Counter(row["types"])),
         }
+
+    def record_labels(self) -> dict[str, int]:
+        """This group's memory records by stored type label (a KeyFact is a ``Fact``)."""
+        rows = self.store.read("inspect/record_labels", group=self.group)
+        return {str(r["label"]): int(r["count"]) for r in rows}
+
+    def groups(self) -> list[Row]:
+        """Every group in the database: ``group``, ``turns``, ``records``,
+        ``conversations``, ``last_ingest`` (when its newest turn was written)."""
+        return self.store.read("inspect/groups")
+
+    def stats(self) -> dict[str, Any]:
+        """This group at a glance: turns (and the time they span), conversations, records
+        by type label, relationships by type, the last ingest."""
+        span = self.store.read("inspect/group_turn_span", group=self.group)[0]
+        counts = self.counts()
+        labels = counts["labels"]
+        return {
+            "group": self.group,
+            "turns": int(span["turns"]),
+            "conversations": int(labels.get("Conversation", 0)),
+            "records": int(labels.get("Memory", 0)),
+            "nodes": counts["nodes"],
+            "first_said": span["first_said"],
+            "last_said": span["last_said"],
+            "last_ingest": span["last_ingest"],
+            "labels": labels,
+            "relationships": counts["relationships"],
+        }
+
+    def doctor(self, fix: bool = False, every_group: bool = False, batch: int = 5000) -> list[Row]:
+        """Find (and with ``fix`` convert to UTC) the LOCAL DATETIME ``at`` /
+        ``time_start`` / ``time_end`` values of this group (or of ``every_group``) that a
+        naive datetime left; rows ``group``, ``key``, ``nodes`` of what was found."""
+        group = None if every_group else self.group
+        found = self.store.read("admin/doctor_local_times", group=group)
+        if fix and found:
+            while self.store.write("admin/doctor_fix_local_times", group=group, batch=batch)[0][
+                "fixed"
+            ]:
+                pass
+        return found
 
     def size(self) -> dict[str, int]:
         """How many memory ``records`` and ``turns`` this group holds (index-backed)."""
@@ -398,4 +487,12 @@ class Memory:
                 return total
 
 
-__all__ = ["Clients", "EmbedderMismatch", "Memory", "StoreError", "Unreachable"]
+__all__ = [
+    "Clients",
+    "EmbedderMismatch",
+    "LocalTimesError",
+    "Memory",
+    "QuestionError",
+    "StoreError",
+    "Unreachable",
+]

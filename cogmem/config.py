@@ -8,11 +8,12 @@ One set of names reaches whichever Neo4j the user has: ``NEO4J_URI``, ``NEO4J_US
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
     "neo4j_uri": ("NEO4J_URI",),
@@ -37,6 +38,43 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message says which and where."""
+
+
+GROUP_CHARS = "letters, digits and _ . - : @ +"
+GROUP_PATTERN = re.compile(r"[A-Za-z0-9_.:@+-]{1,128}")
+"""A group name: 1-128 of these characters (surrounding blanks are trimmed)."""
+URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def check_group(value: object) -> str:
+    """A valid group name (trimmed), or ValueError saying what is wrong with it."""
+    if not isinstance(value, str):
+        raise ValueError(f"a group name is text, not {type(value).__name__}")
+    name = value.strip()
+    if not name:
+        raise ValueError("a group name cannot be empty")
+    if not GROUP_PATTERN.fullmatch(name):
+        raise ValueError(f"group name {name!r} is not allowed: use 1-128 {GROUP_CHARS} (no spaces)")
+    return name
+
+
+def check_uri(value: str) -> str:
+    """A Bolt URI, or ValueError naming the fix (a missing scheme, the HTTP port)."""
+    uri = value.strip()
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        raise ValueError(f"{uri!r} has no scheme: use bolt://{uri} (or neo4j://{uri})")
+    if scheme.lower() in ("http", "https"):
+        host = rest.split("/", 1)[0].rsplit(":", 1)[0] or "localhost"
+        raise ValueError(
+            f"{uri!r} is the HTTP address (Neo4j Browser); cogmem talks Bolt: "
+            f"use bolt://{host}:7687 (the server's Bolt port)"
+        )
+    if scheme.lower() not in URI_SCHEMES:
+        raise ValueError(f"{uri!r}: unknown scheme {scheme!r}; use one of {', '.join(URI_SCHEMES)}")
+    if not rest.strip("/"):
+        raise ValueError(f"{uri!r} names no host")
+    return uri
 
 
 def default_home() -> Path:
@@ -71,6 +109,16 @@ class Settings(BaseModel):
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=3, ge=0, le=10)
     home: Path = Field(default_factory=default_home)
+
+    @field_validator("group", mode="before")
+    @classmethod
+    def _group(cls, value: object) -> str:
+        return check_group(value)
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _uri(cls, value: str) -> str:
+        return check_uri(value)
 
     def redacted(self) -> dict[str, Any]:
         """The settings as a dict with secrets masked, for display and logs."""
@@ -127,27 +175,42 @@ def write_config_file(updates: dict[str, Any], path: Path | None = None) -> Path
     return path
 
 
-def _from_env() -> dict[str, Any]:
+def _from_env(origin: dict[str, str] | None = None) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for field, names in ENV_NAMES.items():
         for name in names:
             value = os.environ.get(name)
             if value not in (None, ""):
                 found[field] = value
+                if origin is not None:
+                    origin[field] = f"environment variable {name}"
                 break
     return found
 
 
 def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
-    """Resolve settings from defaults, the config file, the environment and overrides."""
+    """Resolve settings from defaults, the config file, the environment and overrides.
+
+    A bad value is a :class:`ConfigError` that names the setting and where it came from
+    (the config file, an environment variable, or the command line / caller)."""
     merged: dict[str, Any] = {}
-    merged.update(read_config_file(path))
-    merged.update(_from_env())
-    merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    origin: dict[str, str] = {}
+    from_file = read_config_file(path)
+    merged.update(from_file)
+    origin.update({k: f"config file {path or config_path()}" for k in from_file})
+    merged.update(_from_env(origin))
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    merged.update(given)
+    origin.update({k: "the command line or the caller" for k in given})
     try:
         return Settings(**merged)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err, origin) for err in exc.errors())
         raise ConfigError(f"invalid settings: {problems}") from exc
+
+
+def _problem(err: Any, origin: dict[str, str]) -> str:
+    field = ".".join(str(p) for p in err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    where = origin.get(str(err["loc"][0])) if err["loc"] else None
+    return f"{field} (from {where}): {message}" if where else f"{field}: {message}"

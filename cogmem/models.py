@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -97,6 +97,11 @@ CLAIM_STATUSES: tuple[ClaimStatus, ...] = ("CURRENT", "SUPERSEDED", "CONFLICTING
 Granularity = Literal["instant", "day", "weekend", "week", "month", "season", "year", "decade"]
 
 
+def as_utc(at: datetime) -> datetime:
+    """``at`` with a time zone: a naive datetime is taken as UTC, an aware one is kept."""
+    return at.replace(tzinfo=UTC) if at.tzinfo is None or at.utcoffset() is None else at
+
+
 class TimeRange(BaseModel):
     """A resolved time reference: [start, end) at some granularity, with the words used."""
 
@@ -129,6 +134,12 @@ class Turn(BaseModel):
     at: datetime | None = None
     session_date_text: str | None = None
     caption: str | None = None
+
+    @field_validator("at")
+    @classmethod
+    def _utc(cls, at: datetime | None) -> datetime | None:
+        """A naive datetime is UTC (as the readers take it): never stored as local time."""
+        return as_utc(at) if at is not None else None
 
     @property
     def full_text(self) -> str:
@@ -219,3 +230,8 @@ class Answer(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     intent: str | None = None
+
+    def __str__(self) -> str:
+        """The answer, then the turns it rests on: ``text`` and ``(evidence: D1:3, D2:1)``."""
+        cited = list(dict.fromkeys(e.turn_source_id for e in self.evidence[:5] if e.turn_source_id))
+        return f"{self.text} (evidence: {', '.join(cited)})" if cited else self.text

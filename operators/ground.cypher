@@ -1,7 +1,7 @@
 // Ground: the source turns of records $ids (at most $per_record each), verbatim, or the
 // turns $ids themselves, with up to $window turns before and after each in the same
-// conversation. Each returned turn carries its similarity to $vector and the similarity of
-// each of its records, so the controller can weigh a turn by what it says.
+// conversation, each turn once. Each returned turn carries its similarity to $vector and
+// the similarity of each of its records, so the controller can weigh a turn by what it says.
 CALL {
   MATCH (m:Memory)
   WHERE m.id IN $ids AND m.group_id = $group
@@ -19,12 +19,17 @@ CALL {
 }
 CALL (t) {
   MATCH (n:Turn {conversation_id: t.conversation_id})
-  WHERE n.idx >= t.idx - $window AND n.idx <= t.idx + $window
+  WHERE n.idx >= t.idx - $window AND n.idx <= t.idx + $window AND n.group_id = $group
   RETURN n
 }
-RETURN record_id, t.id AS turn_id, n.id AS id, n.source_id AS source_id,
-       n.conversation_id AS conversation_id, n.speaker AS speaker, n.full_text AS text,
-       n.at.epochSeconds AS at_s, n.idx AS idx, n.idx - t.idx AS offset,
+// each turn once (grounded turns that neighbour each other share turns): reached from the
+// nearest grounded turn
+WITH n, record_id, t
+ORDER BY abs(n.idx - t.idx), record_id
+WITH n, head(collect({record_id: record_id, turn_id: t.id, offset: n.idx - t.idx})) AS via
+RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id,
+       n.source_id AS source_id, n.conversation_id AS conversation_id, n.speaker AS speaker,
+       n.full_text AS text, n.at.epochSeconds AS at_s, n.idx AS idx, via.offset AS offset,
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(n.embedding, $vector) END AS vector,
        CASE WHEN $vector IS NULL THEN []

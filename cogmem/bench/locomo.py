@@ -139,6 +139,10 @@ class LocomoReport(BaseModel):
     search_p50_ms: float
     search_p95_ms: float
     baseline_p50_ms: float
+    search_mean_ms: float = 0.0
+    breakdown_ms: dict[str, float] = Field(default_factory=dict)
+    """Mean milliseconds per search: the query embedding, each operator (its database round
+    trips with the Python that reads their rows), the routing and ranking in Python, total."""
     systems: dict[str, Scores]
     embedder: str
     extractor: str
@@ -168,6 +172,7 @@ def run_locomo(
     ingest_seconds = 0.0
     turns = 0
     latencies: list[float] = []
+    parts: dict[str, float] = defaultdict(float)
     base_latencies: list[float] = []
     embedder = memory.embedder
     for conv in conversations:
@@ -185,8 +190,11 @@ def run_locomo(
         log(f"searching {len(by_conv[conv.id])} questions of {conv.id}")
         for q in by_conv[conv.id]:
             started = time.perf_counter()
-            evidence = mem.search(q.question, k=max(KS))
+            retrieval = mem.retrieve(q.question, k=max(KS))
             latencies.append(time.perf_counter() - started)
+            evidence = retrieval.evidence
+            for part, seconds in retrieval.seconds.items():
+                parts[part] += seconds
             systems["cogmem"].append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
             started = time.perf_counter()
             qvec = embedder.embed_query(q.question)
@@ -207,6 +215,10 @@ def run_locomo(
         search_p50_ms=round(1000 * percentile(latencies, 50), 1),
         search_p95_ms=round(1000 * percentile(latencies, 95), 1),
         baseline_p50_ms=round(1000 * percentile(base_latencies, 50), 1),
+        search_mean_ms=round(1000 * statistics.fmean(latencies), 1) if latencies else 0.0,
+        breakdown_ms={
+            part: round(1000 * total / max(len(latencies), 1), 1) for part, total in parts.items()
+        },
         systems={name: score(r) for name, r in systems.items()},
         embedder=embedder.name,
         extractor=memory.extractor.name,
@@ -249,4 +261,17 @@ def markdown(report: LocomoReport) -> str:
         f"{report.search_p95_ms:.0f} ms (all flat baselines together: p50 "
         f"{report.baseline_p50_ms:.0f} ms).",
     ]
+    if report.breakdown_ms:
+        order = ["embed", "entities", "anchor", "traverse", "intersect", "ground", "evidence"]
+        names = [n for n in order if n in report.breakdown_ms] + ["python", "total"]
+        lines += [
+            "",
+            f"Where a search's time goes (mean ms per search; search mean "
+            f"{report.search_mean_ms:.0f} ms). Operators are their database round trips with "
+            "the Python that reads their rows; python is routing and ranking:",
+            "",
+            "| " + " | ".join(names) + " |",
+            "|" + "---|" * len(names),
+            "| " + " | ".join(f"{report.breakdown_ms.get(n, 0.0):.1f}" for n in names) + " |",
+        ]
     return "\n".join(lines)

@@ -320,14 +320,16 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
     lucene = group_query(group_key(group), ["avery", "pottery", "class"])
     persons = [p["id"] for p in ops.persons()][:1]
     calls: dict[str, dict[str, Any]] = {
-        "operators/anchor_vector_memory": dict(
-            vector=vec, k=400, group=group, types=None, limit=100
+        "operators/anchor": dict(
+            query=lucene,
+            group=group,
+            types=None,
+            limit=100,
+            k=400,
+            vector=vec,
+            records=True,
+            turns=True,
         ),
-        "operators/anchor_fulltext_memory": dict(
-            query=lucene, group=group, types=None, limit=100, vector=vec
-        ),
-        "operators/anchor_vector_turn": dict(vector=vec, k=400, group=group, limit=100),
-        "operators/anchor_fulltext_turn": dict(query=lucene, group=group, limit=100, vector=vec),
         "operators/traverse_hop": dict(
             ids=persons,
             group=group,
@@ -392,3 +394,123 @@ def markdown(report: ScaleReport) -> str:
     for name, plan in report.plans.items():
         lines += [f"`{name}`", "", "```", plan, "```", ""]
     return "\n".join(lines)
+
+
+# -- crowded store: one group among many look-alike tenants -------------------------------
+class CrowdedPoint(BaseModel):
+    groups: int
+    nodes: int
+    r10: float
+    mh_allhit10: float
+    p50_ms: float
+    p95_ms: float
+    exact_scans: float
+    """Share of searches whose Anchor fell back to an exact scan of the group's nodes."""
+
+
+class CrowdedReport(BaseModel):
+    conversation: str
+    questions: int
+    copies: int
+    alone: CrowdedPoint
+    crowded: CrowdedPoint
+
+
+def run_crowded(
+    memory: Memory,
+    path: Path,
+    sample: str | None = None,
+    copies: int = 100,
+    log: Callable[[str], None] = print,
+    group: str | None = None,
+) -> CrowdedReport:
+    """One LoCoMo conversation alone in the store, then with ``copies`` other groups holding
+    copies of its turns and records (made on the server, embeddings included): R@10 and
+    latency of its own questions both times. ``memory`` is a :class:`Memory` with the
+    embedder the store records; the groups it makes are deleted afterwards. ``group`` names
+    a group that already holds the conversation (kept as it is: no ingest, no delete)."""
+    from cogmem.bench.locomo import EvidenceStats, load_questions, score
+    from cogmem.ingest import read_file
+    from cogmem.ingest.ids import group_key
+
+    convs = read_file(path, "locomo").conversations
+    conv = next(c for c in convs if sample in (None, c.id))
+    questions = load_questions(path, [conv], {1, 2, 3, 4}, EvidenceStats())
+    mem = memory.for_group(group or f"bench-crowded-{conv.id}")
+    if group is None:
+        mem.forget()
+        log(f"ingesting {conv.id}: {len(conv.turns)} turns")
+        mem.ingest_conversations([conv], fmt="locomo")
+    others = [f"bench-crowded-copy-{i}" for i in range(1, copies + 1)]
+
+    def measure(groups: int) -> CrowdedPoint:
+        mem.await_indexes(seconds=600)
+        mem.search("warm up", k=10)
+        latencies: list[float] = []
+        exact = 0
+        rankings = []
+        for q in questions:
+            controller = mem.controller()
+            started = time.perf_counter()
+            evidence = controller.run(q.question, k=10).evidence
+            latencies.append(time.perf_counter() - started)
+            exact += bool(getattr(controller.ops, "last_exact", False))
+            rankings.append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
+        s = score(rankings)
+        return CrowdedPoint(
+            groups=groups,
+            nodes=groups * int(mem.counts()["nodes"]),
+            r10=round(s.recall[0][10], 1),
+            mh_allhit10=round(s.all_hit.get(1, {}).get(10, 0.0), 1),
+            p50_ms=round(1000 * percentile(latencies, 50), 1),
+            p95_ms=round(1000 * percentile(latencies, 95), 1),
+            exact_scans=round(exact / max(len(questions), 1), 2),
+        )
+
+    try:
+        alone = measure(1)
+        log(f"alone: {alone}; copying into {copies} groups")
+        for i, other in enumerate(others, 1):
+            mem.store.write(
+                "bench/copy_group", group=mem.group, copy=other, copy_key=group_key(other)
+            )
+            if i % 20 == 0:
+                log(f"  {i} copies…")
+        crowded = measure(1 + copies)
+        log(f"crowded: {crowded}")
+    finally:
+        for other in others:
+            memory.for_group(other).forget()
+        if group is None:
+            mem.forget()
+    return CrowdedReport(
+        conversation=conv.id,
+        questions=len(questions),
+        copies=copies,
+        alone=alone,
+        crowded=crowded,
+    )
+
+
+def crowded_markdown(report: CrowdedReport) -> str:
+    a, c = report.alone, report.crowded
+    rows = [
+        f"| {name} | {p.groups} | {p.nodes} | {p.r10:.1f} | {p.mh_allhit10:.1f} | "
+        f"{p.p50_ms:.0f} | {p.p95_ms:.0f} | {p.exact_scans:.2f} |"
+        for name, p in (("alone", a), ("crowded", c))
+    ]
+    return "\n".join(
+        [
+            f"## Crowded store: {report.conversation} ({report.questions} questions, "
+            f"categories 1-4) alone, then among {report.copies} groups holding copies of "
+            "its content",
+            "",
+            "| store | groups | nodes | R@10 | multi-hop AllHit@10 | p50 ms | p95 ms | "
+            "exact-scan share |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            f"Crowded vs alone: R@10 {c.r10 - a.r10:+.1f} points, p95 "
+            f"×{c.p95_ms / max(a.p95_ms, 1e-9):.2f}, p50 ×{c.p50_ms / max(a.p50_ms, 1e-9):.2f}.",
+        ]
+    )

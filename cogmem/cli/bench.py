@@ -221,12 +221,30 @@ def scale(
     uri: UriOpt = None,
     out: OutOpt = DEFAULT_OUT,
     seed: SeedOpt = 7,
+    crowded: Annotated[
+        Path | None,
+        typer.Option("--crowded", help="LoCoMo file: one conversation alone, then crowded."),
+    ] = None,
+    copies: Annotated[int, typer.Option("--copies", help="Crowding groups.", min=1)] = 100,
 ) -> None:
     import tempfile
 
     from cogmem.bench.common import command_line, machine_info, machine_line, write_results
     from cogmem.bench.scale import markdown, run_scale, scale_memory
     from cogmem.server import local as localserver
+
+    if crowded is not None:  # issue 12: the crowded-store case, on the server at --uri
+        from cogmem.api import Memory
+        from cogmem.bench.scale import crowded_markdown, run_crowded
+
+        with Memory(settings_from(ctx, neo4j_uri=uri)) as memory:
+            memory.ensure_schema()
+            crowd = run_crowded(memory, crowded, copies=copies, log=err.print)
+            text = f"`{command_line()}`\n\n" + crowded_markdown(crowd)
+            written = write_results(out, "scale_crowded", text, crowd.model_dump())
+        print(text)
+        err.print(f"wrote {written.markdown}")
+        return
 
     wanted = (
         [int(x) for x in sizes.split(",")]

@@ -11,7 +11,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cogmem.cli.common import err, friendly, open_memory, out, print_json
+from cogmem.cli.common import (
+    err,
+    fail,
+    friendly,
+    open_memory,
+    out,
+    print_json,
+    require_question,
+    short,
+    warn_if_empty,
+)
 from cogmem.cli.options import (
     ExplainOpt,
     GroupOpt,
@@ -44,9 +54,17 @@ def ingest(
     """Read a conversation file and store it as a provenance-aware graph (idempotent)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from cogmem.ingest import read_file
+    from cogmem.ingest import ReaderError, read_file
 
-    result = read_file(path, fmt)
+    try:
+        result = read_file(path, fmt)
+    except ReaderError as exc:
+        if "Extra data" in exc.message and fmt in ("locomo", "openai"):
+            raise fail(
+                f"{exc} — the file holds more than one JSON document: is it JSONL "
+                "(one message per line)? Try --format jsonl or --format auto"
+            ) from None
+        raise
     if not as_json:
         err.print(
             f"Read {escape(str(path))} as [bold]{result.format}[/]: {len(result.conversations)} "
@@ -54,6 +72,7 @@ def ingest(
             + (f", {len(result.skipped)} empty turn(s) skipped" if result.skipped else "")
         )
     with open_memory(ctx, group, llm) as mem:
+        before = mem.record_labels()
         total = sum(len(c.turns) for c in result.conversations)
         with Progress(
             "[progress.description]{task.description}",
@@ -71,15 +90,30 @@ def ingest(
                 fmt=result.format,
             )
         summary.skipped_turns = len(result.skipped)
+        stored = mem.record_labels()
+    # Count what the write stored, by stored label (persons merge by name, a KeyFact is
+    # a :Fact): the extractor's own tally counts mentions, not nodes.
+    summary.records = {
+        label: stored[label] - before.get(label, 0)
+        for label in sorted(stored)
+        if stored[label] != before.get(label, 0)
+    }
     if as_json:
-        print_json({**summary.model_dump(), "turns_per_s": round(summary.turns_per_s, 1)})
+        print_json(
+            {
+                **summary.model_dump(),
+                "records_in_group": sum(stored.values()),
+                "turns_per_s": round(summary.turns_per_s, 1),
+            }
+        )
         return
     table = Table(title=f"Ingested into group '{escape(summary.group)}'")
     table.add_column("what")
     table.add_column("count", justify="right")
     table.add_row("turns", str(summary.turns))
     for rtype, count in sorted(summary.records.items()):
-        table.add_row(f"records: {rtype}", str(count))
+        table.add_row(f"new records: {rtype}", str(count))
+    table.add_row("records in the group now", str(sum(stored.values())))
     table.add_row("dropped (quote not in turn)", str(summary.dropped))
     if summary.fallbacks:
         table.add_row("LLM fallbacks to heuristics", str(summary.fallbacks))
@@ -114,13 +148,19 @@ def print_steps(trace: list[TraceStep]) -> None:
     """The operator trace, one step a line, on stderr."""
     for step in trace:
         err.print(
-            f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {escape(step.detail)}"
+            f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {escape(step.detail)}",
+            soft_wrap=True,
+            highlight=False,
         )
 
 
 def print_trace(retrieval: Retrieval) -> None:
     """The plan and the operator trace of a retrieval, on stderr."""
-    err.print(f"[bold]plan[/] {escape(retrieval.plan.model_dump_json(exclude={'question'}))}")
+    err.print(
+        f"[bold]plan[/] {escape(retrieval.plan.model_dump_json(exclude={'question'}))}",
+        soft_wrap=True,
+        highlight=False,
+    )
     print_steps(retrieval.trace)
 
 
@@ -135,7 +175,9 @@ def search(
     llm: LLMOpt = None,
 ) -> None:
     """Ranked evidence for a question, each grounded in the turn it came from."""
+    require_question(question)
     with open_memory(ctx, group, llm) as mem:
+        warn_if_empty(mem)
         retrieval = mem.retrieve(question, k=k)
     if as_json:
         data: dict[str, Any] = {
@@ -149,7 +191,7 @@ def search(
         return
     if explain:
         print_trace(retrieval)
-    out.print(evidence_table(retrieval.evidence, f"Evidence for: {escape(question)}"))
+    out.print(evidence_table(retrieval.evidence, f"Evidence for: {escape(short(question))}"))
 
 
 @friendly
@@ -167,7 +209,9 @@ def context(
     """The prompt block an LLM would get: evidence packed greedily under a token budget."""
     from cogmem.answer import pack
 
+    require_question(question)
     with open_memory(ctx, group) as mem:
+        warn_if_empty(mem)
         retrieval = mem.retrieve(question, k=k)
     block = pack(retrieval.evidence, budget)
     if as_json:
@@ -202,20 +246,35 @@ def ask(
     explain: ExplainOpt = False,
 ) -> None:
     """Answer a question from memory (LLM when configured, else an extractive answer)."""
+    require_question(question)
     with open_memory(ctx, group, llm) as mem:
+        warn_if_empty(mem)
         answer = mem.ask(question, k=k)
     if as_json:
         print_json(answer.model_dump(mode="json", exclude=set() if explain else {"trace"}))
         return
     if explain:
         print_steps(answer.trace)
-    out.print(f"[bold]Q:[/] {escape(question)}")
+    out.print(f"[bold]Q:[/] {escape(short(question, 200))}")
     out.print(f"[bold]A:[/] {escape(answer.text)}", highlight=False)
     cited = ", ".join(e.turn_source_id or "?" for e in answer.evidence[:5])
     out.print(f"[dim]evidence: {escape(cited)}[/]")
 
 
 # -- forget, export, import -------------------------------------------------------------
+def check_writable(path: Path) -> None:
+    """Refuse, before connecting, an --out that is a folder or cannot be written."""
+    import os
+
+    if path.is_dir():
+        raise fail(f"--out {path} is a directory: name a file in it (e.g. {path / 'export.json'})")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise fail(f"--out {path}: the folder {parent} does not exist")
+    if (path.exists() and not os.access(path, os.W_OK)) or not os.access(parent, os.W_OK):
+        raise fail(f"--out {path}: permission denied (cannot write there)")
+
+
 @friendly
 def forget(
     ctx: typer.Context,
@@ -231,10 +290,11 @@ def forget(
     Turns, records and consolidated facts go; other groups are untouched. Asks first
     unless --yes."""
     with open_memory(ctx, group) as mem:
+        group = mem.group
         before = mem.counts()
         if before["nodes"] == 0:
             if as_json:
-                print_json({"group": group, "deleted_nodes": 0})
+                print_json({"group": group, "nodes": 0, "relationships": 0, "labels": {}})
             else:
                 out.print(f"Group '{escape(group)}' holds nothing: nothing to forget.")
             return
@@ -248,7 +308,9 @@ def forget(
             )
         deleted = mem.forget()
     if as_json:
-        print_json({"group": group, "deleted_nodes": deleted, "relationships": rels})
+        print_json(
+            {"group": group, "nodes": deleted, "relationships": rels, "labels": before["labels"]}
+        )
     else:
         out.print(
             f"Forgot group '{escape(group)}': {deleted} nodes and their {rels} "
@@ -278,12 +340,17 @@ def export(
     (unless --no-embeddings), datetimes as ISO strings, a format version."""
     from cogmem.transfer import write_export
 
+    if out_path is not None:
+        check_writable(out_path)
     with open_memory(ctx, group) as mem:
         data = mem.export(embeddings=embeddings)
     if out_path is None:
         sys.stdout.write(data.model_dump_json() + "\n")
     else:
-        write_export(data, out_path)
+        try:
+            write_export(data, out_path)
+        except OSError as exc:
+            raise fail(f"--out {out_path}: cannot write there ({exc.strerror or exc})") from None
     rels = len(data.relationships)
     err.print(
         f"Exported group '{escape(data.group)}': {len(data.nodes)} nodes, {rels} "

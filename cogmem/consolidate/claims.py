@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -15,8 +16,9 @@ import numpy as np
 
 from cogmem.consolidate.base import CLAIM_STATUSES, ConsolidationReport, ConsolidationSettings
 from cogmem.consolidate.common import aware, unit_rows
-from cogmem.consolidate.edges import by_type, edge_diff, job_edges, write_rows
+from cogmem.consolidate.edges import Edge, by_type, edge_diff, job_edges, write_rows
 from cogmem.embed import Embedder
+from cogmem.models import ExtractedRecord, RecordType
 from cogmem.store import Store
 from cogmem.text import NEGATIVE, POSITIVE
 
@@ -32,6 +34,7 @@ FILLERS = frozenset(
 GENERIC_PREDICATES = frozenset(
     {"", "opinion", "thinks", "think", "believes", "says", "said", "claims", "feels"}
 )
+JOB = "reconcile"  # the job property of the edges this job writes (full and incremental)
 _PRED_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*|'s|n't")
 
 
@@ -289,30 +292,107 @@ def run_claims(
     persons = store.read("consolidation/person_aliases", group_id=group)
     claims = claim_rows(rows, persons, embedder)
     plan = plan_claims(claims, config)
+    final = dict.fromkeys(CLAIM_STATUSES, 0)
+    for s in plan.status.values():
+        final[s] = final.get(s, 0) + 1
+    report.claims_by_status = final
+    owned = job_edges(store, group, JOB)
+    _apply(store, group, rows, claims, plan, owned, report, dry_run)
+
+
+def touched_pairs(records: Iterable[ExtractedRecord]) -> set[tuple[str, str]]:
+    """The (speaker, target) pairs, lower-cased, that a batch's claims are about."""
+    pairs = set()
+    for r in records:
+        if r.type is RecordType.CLAIM and r.target:
+            source = canonical_name(r.source or r.speaker)
+            target = canonical_name(r.target)
+            if source and target and source != target:
+                pairs.add((source, target))
+    return pairs
+
+
+def reconcile_pairs(
+    store: Store,
+    group: str,
+    pairs: set[tuple[str, str]],
+    config: ConsolidationSettings | None = None,
+    *,
+    dry_run: bool = False,
+) -> ConsolidationReport:
+    """Incremental claim reconciliation: the same rule as :func:`run_claims`, applied only to
+    the claims of the (speaker, target) ``pairs`` (lower-cased names; aliases are mapped as
+    the full job maps them). Buckets are reconciled whole, so a later ``consolidate`` finds
+    nothing to change for them. Uses the stored vectors (no embedder)."""
+    config = config or ConsolidationSettings()
+    report = ConsolidationReport(group=group, dry_run=dry_run, jobs=["claims"])
+    if not pairs:
+        return report
+    persons = store.read("consolidation/person_aliases", group_id=group)
+    aliases = alias_table(persons)
+    canon = {(aliases.get(s, s), aliases.get(t, t)) for s, t in pairs}
+    wanted_sources = {s for s, _ in canon}
+    wanted_targets = {t for _, t in canon}
+    sources = wanted_sources | {a for a, name in aliases.items() if name in wanted_sources}
+    targets = wanted_targets | {a for a, name in aliases.items() if name in wanted_targets}
+    rows = store.read(
+        "consolidation/claim_candidates_for_pairs",
+        group_id=group,
+        sources=sorted(sources),
+        targets=sorted(targets),
+        job=JOB,
+    )
+    claims = claim_rows(rows, persons, None)
+    plan = plan_claims(claims, config)
+    owned = {(r["id"], e["type"], e["dst"]) for r in rows for e in r["owned"]}
+    _apply(store, group, rows, claims, plan, owned, report, dry_run)
+    return report
+
+
+def reconcile_batch(
+    store: Store,
+    group: str,
+    extractions: Sequence[Sequence[ExtractedRecord]],
+    written: Future[Any] | None = None,
+) -> ConsolidationReport:
+    """Reconcile the claims a batch of turns touched, once the batch is written.
+
+    ``written`` is the write of the batch (its error is re-raised here, so a caller that
+    waits on this step also sees a failed write)."""
+    if written is not None:
+        written.result()
+    return reconcile_pairs(store, group, touched_pairs(r for rs in extractions for r in rs))
+
+
+def _apply(
+    store: Store,
+    group: str,
+    rows: Sequence[dict[str, Any]],
+    claims: Sequence[ClaimRow],
+    plan: ClaimPlan,
+    owned: set[Edge],
+    report: ConsolidationReport,
+    dry_run: bool,
+) -> None:
+    """Write the difference between ``plan`` and what ``rows`` hold (statuses, edges)."""
     changed = [
         {"id": c.id, "status": plan.status[c.id]} for c in claims if c.status != plan.status[c.id]
     ]
     for row in changed:
         report.claims_changed[row["status"]] += 1
-    final = dict.fromkeys(CLAIM_STATUSES, 0)
-    for s in plan.status.values():
-        final[s] = final.get(s, 0) + 1
-    report.claims_by_status = final
-
     wanted = {(a, "SUPERSEDES", b) for a, b in plan.supersedes} | {
         (a, "CONFLICTS_WITH", b) for a, b in plan.conflicts
     }
     have = {(r["id"], "SUPERSEDES", o) for r in rows for o in r["supersedes"]} | {
         (r["id"], "CONFLICTS_WITH", o) for r in rows for o in r["conflicts_with"]
     }
-    owned = job_edges(store, group, "reconcile")
     create, remove = edge_diff(wanted, have, owned)
     created, removed = by_type(create), by_type(remove)
     report.supersedes_created += created["SUPERSEDES"]
     report.conflicts_with_created += created["CONFLICTS_WITH"]
     report.supersedes_removed += removed["SUPERSEDES"]
     report.conflicts_with_removed += removed["CONFLICTS_WITH"]
-    if dry_run:
+    if dry_run or not (changed or create or remove):
         return
     rule = {"SUPERSEDES": "newer replaces older", "CONFLICTS_WITH": "same moment, opposite"}
     write_rows(
@@ -322,14 +402,14 @@ def run_claims(
                 "consolidation/delete_edges",
                 "edges",
                 [{"src": a, "type": t, "dst": b} for a, t, b in remove],
-                {"group_id": group, "job": "reconcile"},
+                {"group_id": group, "job": JOB},
             ),
             ("consolidation/set_claim_status", "rows", changed, {"group_id": group}),
             (
                 "consolidation/merge_edges",
                 "edges",
                 [
-                    {"src": a, "type": t, "dst": b, "props": {"job": "reconcile", "rule": rule[t]}}
+                    {"src": a, "type": t, "dst": b, "props": {"job": JOB, "rule": rule[t]}}
                     for a, t, b in create
                 ],
                 {"group_id": group},

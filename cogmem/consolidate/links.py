@@ -1,6 +1,6 @@
 """Job 3, artifact links (CogCanvas): ``REFERENCES`` between related records of one
-conversation and ``CAUSES`` from a KeyFact or Reminder to a later Decision. See
-:func:`plan_links` for the rule."""
+conversation and ``CAUSES`` from a KeyFact or Reminder to a later Decision when a causal cue
+connects them. See :func:`plan_links` and :func:`cue_connection` for the rules."""
 
 from __future__ import annotations
 
@@ -23,6 +23,111 @@ from cogmem.text import STOPWORDS
 CAUSE_SOURCES = frozenset({"KeyFact", "Reminder"})
 CAUSE_TARGETS = frozenset({"Decision"})
 _CONTENT_WORD = re.compile(r"[a-z0-9][a-z0-9'\-]*")
+#: A cue that gives the REASON after it: "we moved because the rent went up" (cause side:
+#: the words after the cue). "since" only when not "ever since" / "since then" / "since 2019".
+REASON_CUE = re.compile(
+    r"\b(?:because(?: of)?(?! (?:that|this|it)\b)|(?<!ever )since(?! then\b| \d)|due to|"
+    r"owing to|thanks to|given that|as a result of|cuz|coz)\b|['’]cause\b",
+    re.IGNORECASE,
+)
+#: A cue that gives the RESULT after it: "the rent went up, so we moved", "That's why we
+#: moved" (cause side: the words before the cue, or, when it opens the sentence, what was
+#: said just before). "so" only before a subject ("so we", "so I'm") or trailing ("…, so…"),
+#: never as an intensifier ("so glad").
+RESULT_CUE = re.compile(
+    r"\b(?:so,?\s+(?=(?:i|i'm|i've|i'll|we|we're|we've|we'll|now|then|they|he|she)\b)|"
+    r"so(?=\s*(?:\.{2,}|…|[.!?]?\s*$))|"
+    r"therefore|thus|hence|consequently|as a result(?! of)|"
+    r"(?:that|this|which)(?:'s| is) why|thats why|"
+    r"(?:led|leads|lead) (?:me |us |them )?to|made (?:me|us) (?:decide|choose|go|switch))",
+    re.IGNORECASE,
+)
+#: A cue that points back wherever it stands: "we moved because of that" (cause side: what
+#: was said just before, as for a sentence-initial "So …").
+BACK_CUE = re.compile(
+    r"\b(?:because of (?:that|this|it)|for (?:that|this) reason|after (?:that|this|what happened)"
+    r"|(?:that|this) (?:led|made) (?:me|us))\b",
+    re.IGNORECASE,
+)
+#: Words a cue clause shares with almost any decision; they connect nothing (light stems).
+_GENERIC = frozenset(
+    "decid decis chose choos pick opt agre settl plan want think feel know go make take "
+    "need help tri start keep went come came get got made".split()
+)
+#: Salient words a cue's clause must share with the other record: two, so that one common
+#: word ("work", "family") is not enough, but at most half the clause's (rounded up), since a
+#: short clause ("because the rent went up") names one thing.
+MIN_SHARED_STEMS = 2
+#: A sentence-initial "So …" / "That's why …" points at what was said just before: a cause in
+#: the same turn or the one before it links without shared words ...
+ANAPHOR_TURNS = 1
+#: ... and one further back only when it shares words with the effect, and at most this many
+#: turns back ("that's why" refers to the recent talk, not to last month's session).
+ANAPHOR_REACH_TURNS = 10
+#: A cause whose own sentence announces a result ("…, which is why", "…, so we") links to a
+#: Decision at most this many turns later (the answer of the other speaker and one more).
+ANNOUNCE_TURNS = 2
+
+
+def stem(word: str) -> str:
+    """A light stem: plural, -ing, -ed, -ion and -ly endings off, so "adopting", "adopted",
+    "adoption" and "adopt" meet (not a linguist's stemmer: it only has to match words)."""
+    w = word.lower().removesuffix("'s").strip("'-")
+    for suffix, repl in (("ies", "y"), ("ied", "y")):
+        if w.endswith(suffix) and len(w) > 4:
+            return w[: -len(suffix)] + repl
+    for suffix in ("ations", "ation", "ions", "ion", "ings", "ing", "ers", "ed", "es", "ly", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            w = w[: -len(suffix)]
+            break
+    return w.removesuffix("e") if len(w) > 3 else w
+
+
+def salient_stems(text: str) -> frozenset[str]:
+    """Stems of the content words of ``text`` (stopwords and generic decision verbs out)."""
+    return frozenset(s for s in map(stem, content_words(text)) if s not in _GENERIC)
+
+
+def _shares(clause: frozenset[str], other: frozenset[str]) -> bool:
+    return len(clause & other) >= min(MIN_SHARED_STEMS, (len(clause) + 1) // 2) > 0
+
+
+def cue_connection(cause: LinkRecord, effect: LinkRecord) -> str | None:
+    """How a causal cue connects ``cause`` (said earlier) to ``effect``, or None.
+
+    - ``reason``: the effect's sentence says "because/since/due to Y" and Y shares salient
+      words with the cause ("we moved because the rent went up" ← "the rent went up").
+    - ``result``: the effect's sentence says "Y, so / that's why / which led to X" and Y
+      shares salient words with the cause.
+    - ``anaphor``: the effect's sentence opens with "So …" / "That's why …" / "As a result …"
+      or says "because of that" / "for that reason" / "after that" anywhere:
+      the cause is what was said just before (same turn or ≤ :data:`ANAPHOR_TURNS` back),
+      or, up to :data:`ANAPHOR_REACH_TURNS` back, a record sharing words with the effect.
+    - ``announce``: the cause's sentence says "…, so" / "that's why" / "which is why" and
+      the effect follows within :data:`ANNOUNCE_TURNS` turns, sharing words with what the
+      cue announces (when it announces anything).
+    """
+    text = effect.quote
+    gap = effect.turn_idx - cause.turn_idx
+    for m in REASON_CUE.finditer(text):
+        if _shares(salient_stems(text[m.end() :]), cause.stems):
+            return "reason"
+    back = BACK_CUE.search(text) is not None
+    for m in RESULT_CUE.finditer(text):
+        before = salient_stems(text[: m.start()])
+        if before and _shares(before, cause.stems):
+            return "result"
+        back = back or not before
+    if back and (
+        gap <= ANAPHOR_TURNS or (gap <= ANAPHOR_REACH_TURNS and _shares(effect.stems, cause.stems))
+    ):
+        return "anaphor"
+    if 0 <= gap <= ANNOUNCE_TURNS:
+        for m in RESULT_CUE.finditer(cause.quote):
+            after = salient_stems(cause.quote[m.end() :])
+            if not after or _shares(after, effect.stems):
+                return "announce"
+    return None
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -45,6 +150,8 @@ class LinkRecord:
     session_id: str | None
     quote: str
     words: frozenset[str]
+    #: salient stems of its quote (the words a causal cue's clause is matched against)
+    stems: frozenset[str] = frozenset()
 
     @property
     def order(self) -> tuple[int, int, str]:
@@ -100,9 +207,13 @@ def plan_links(
       ``keyword_jaccard`` with ≥ ``keyword_min_shared`` shared words); at most
       ``max_links_per_record`` similarity edges per newer record (the most similar),
       keyword edges always.
-    - ``CAUSES`` from a KeyFact or Reminder to a later Decision (within the same window)
-      when their similarity is ≥ ``causal_threshold`` (at most ``max_links_per_record`` per
-      Decision), and — the temporal heuristic — from every KeyFact or Reminder said at most
+    - ``CAUSES`` from a KeyFact or Reminder to a later Decision (within the same window), only
+      when a causal cue connects the two (:func:`cue_connection`: the clause on the cause
+      side of "because" / "so" / "that's why" … shares words with the cause, or the cue
+      points back at what was just said; the edge's ``cue`` says which), and then when
+      their similarity is ≥
+      ``causal_threshold`` (at most ``max_links_per_record`` per Decision), and — the
+      temporal heuristic — from every KeyFact or Reminder said at most
       ``causal_window_turns`` turns before a Decision (in the same session when
       ``causal_same_session``), whatever their similarity.
 
@@ -133,6 +244,7 @@ def plan_links(
                     session_id=r.get("session_id"),
                     quote=quote,
                     words=content_words(r.get("content") or ""),
+                    stems=salient_stems(quote or r.get("content") or ""),
                 )
             )
         order = sorted(range(len(recs)), key=lambda i: recs[i].order)
@@ -176,7 +288,13 @@ def plan_links(
                     }
                 if not decision:
                     continue
-                sources = [c for c in cand if recs[c[1]].type in CAUSE_SOURCES]
+                cues = {
+                    i: how
+                    for _, i in cand
+                    if recs[i].type in CAUSE_SOURCES
+                    and (how := cue_connection(recs[i], recs[j])) is not None
+                }
+                sources = [c for c in cand if c[1] in cues]
                 by_sim = sorted(
                     (c for c in sources if c[0] >= config.causal_threshold), reverse=True
                 )[: config.max_links_per_record]
@@ -184,6 +302,7 @@ def plan_links(
                     causes[(recs[i].id, recs[j].id)] = {
                         "rule": "similarity",
                         "similarity": round(sim, 4),
+                        "cue": cues[i],
                     }
                 for sim, i in sources:
                     a, b = recs[i], recs[j]
@@ -192,7 +311,8 @@ def plan_links(
                     if config.causal_same_session and a.session_id != b.session_id:
                         continue
                     causes.setdefault(
-                        (a.id, b.id), {"rule": "temporal", "similarity": round(sim, 4)}
+                        (a.id, b.id),
+                        {"rule": "temporal", "similarity": round(sim, 4), "cue": cues[i]},
                     )
         # keyword edges
         for (i, j), jac in keyword_pairs(

@@ -31,6 +31,9 @@ class ExtractionContext:
     persons: set[str] = field(default_factory=set)
     previous: deque[ExtractedRecord] = field(default_factory=lambda: deque(maxlen=40))
     last_speaker: str | None = None
+    last_person: str | None = None
+    """The person a third-person pronoun ("she", "him", "they") refers to: the one named
+    last (across sentences and turns), or the subject when a sentence opens with a name."""
     fuzzy_threshold: float = 90.0
 
     def __post_init__(self) -> None:
@@ -87,6 +90,21 @@ class ExtractionContext:
         if self.last_speaker and self.last_speaker != speaker:
             return self.last_speaker
         return None
+
+    def note_named(self, named: list[str], subject: str | None = None) -> None:
+        """A sentence named these persons (in order): the subject, else the last, becomes the
+        antecedent of the next pronoun."""
+        if subject is not None:
+            self.last_person = subject
+        elif named:
+            self.last_person = named[-1]
+
+    def antecedent(self, *exclude: str | None) -> str | None:
+        """The person a pronoun refers to now, unless it is one of ``exclude`` (the speaker,
+        who says "I", or the addressee, who is "you")."""
+        if self.last_person is None or self.last_person in exclude:
+            return None
+        return self.last_person
 
     def observe(self, turn: Turn, extraction: Extraction) -> None:
         """Take in a turn's records: new persons become known names."""

@@ -23,9 +23,21 @@ from cogmem.extract.lexicon import (
     USE_VERBS,
     VERBISH,
 )
+from cogmem.extract.opinion import (
+    BAD,
+    COPULA,
+    GOOD,
+    INTENSE,
+    JUDGED_PERSON,
+    OPINION_CUE,
+    PRONOUN,
+    judges,
+    verdict_of,
+    with_name,
+)
 from cogmem.models import ExtractedRecord, Extraction, RecordType, TimeRange, Turn
 from cogmem.temporal import TimeMention, find_time_expressions, infer_tense
-from cogmem.text import NEGATIVE, POSITIVE, STOPWORDS, WORD, Span, sentences
+from cogmem.text import STOPWORDS, WORD, Span, sentences
 
 
 def _rx(*alternatives: str) -> re.Pattern[str]:
@@ -115,7 +127,8 @@ PAST_VERB = re.compile(
 )
 _PERSON_VERBS = (
     r"came|said|told|helped|promised|called|asked|invited|gave|stayed|thinks|says|wants|"
-    r"texted|visited|joined|loves|showed|carried|brought|left|moved|arrived"
+    r"texted|visited|joined|loves|showed|carried|brought|left|moved|arrived|fixed|repaired|"
+    r"lent|sent|bought|paid|organised|organized|hosted|cooked|baked|drove|picked|met"
 )
 PERSON_MENTION = re.compile(
     r"(?:(?<=[a-z,;] )|(?<=\bthink ))(?P<mid>[A-Z][a-z]{2,})\s+(?:is|was|has|had|and I|"
@@ -216,6 +229,10 @@ def _weak_mention(mention: TimeMention) -> tuple[bool, int]:
 
 
 _ASK_ME = re.compile(r"\bif you ask me\b")
+_NOT_A_VERDICT = re.compile(  # words that judge no one: "I was wrong about her", "to be honest"
+    r"\b(?:I|we) (?:was|were) (?:so |totally |completely )?wrong\b|\bto be (?:honest|fair)\b",
+    re.IGNORECASE,
+)
 
 
 class HeuristicExtractor:
@@ -236,6 +253,7 @@ class HeuristicExtractor:
         records += concepts
         for sent in sentences(text):
             records += self._sentence_records(sent, turn, speaker, addressee, ctx)
+            self._note_named(sent.text, speaker, addressee, ctx)
         if not any(r.type not in (RecordType.PERSON, RecordType.CONCEPT) for r in records):
             longest = max(sentences(text), key=lambda s: len(s.text), default=None)
             if longest is not None:
@@ -259,6 +277,27 @@ class HeuristicExtractor:
         for person in self._persons(turn.full_text, speaker, ctx.addressee_of(turn), ctx):
             ctx.learn_person(person.name)
         ctx.last_speaker = speaker
+
+    @staticmethod
+    def _note_named(s: str, speaker: str, addressee: str | None, ctx: ExtractionContext) -> None:
+        """Remember who the sentence named in the third person, for the next pronoun."""
+        found: list[tuple[int, str]] = []
+        for name in ctx.known_names():
+            m = re.search(rf"\b{re.escape(name)}\b", s)
+            if m is None:
+                continue
+            canonical = ctx.canonical(name)
+            if canonical in (speaker, addressee) or any(c == canonical for _, c in found):
+                continue
+            if any(start <= m.start() < start + len(n) for start, n in found):
+                continue  # "Ana" inside "Ana Lopez"
+            found.append((m.start(), canonical))
+        found.sort()
+        if not found:
+            return
+        opener = re.match(r"\s*(?:(?:and|but|so|well|then|also|oh),?\s+)?", s, re.IGNORECASE)
+        subject = found[0][1] if opener and found[0][0] == opener.end() else None
+        ctx.note_named([c for _, c in found], subject)
 
     # -- entities ----------------------------------------------------------------------
     def _persons(
@@ -318,6 +357,10 @@ class HeuristicExtractor:
                 "teammates",
             ):
                 add(f"{speaker}'s {rel}", m.group(0), 0.6, relation=f"{speaker}'s {rel}")
+        for m in JUDGED_PERSON.finditer(text):
+            name = m.group("obj") or m.group("subj")
+            if name not in NOT_NAMES and name.lower() not in STOPWORDS:
+                add(name, name, 0.6)
         for m in PERSON_MENTION.finditer(text):
             name = m.group("mid") or m.group("start") or m.group("obj")
             before = text[: m.start()].split()[-1:]
@@ -431,10 +474,11 @@ class HeuristicExtractor:
             emit(RecordType.INSIGHT, 0.6)
         claim = self._claim(s, lower, speaker, addressee, ctx, concepts)
         if claim is not None:
-            target, sentiment, predicate = claim
+            target, sentiment, predicate, via = claim
             emit(
                 RecordType.CLAIM,
-                0.6,
+                0.6 if via is None else 0.5,
+                content=content if via is None else with_name(content, via, target),
                 source=speaker,
                 target=target,
                 predicate=predicate,
@@ -485,44 +529,44 @@ class HeuristicExtractor:
         addressee: str | None,
         ctx: ExtractionContext,
         concepts: list[str],
-    ) -> tuple[str, float, str] | None:
-        words = {w.lower().strip("'") for w in WORD.findall(s)}
-        pos = len(words & POSITIVE)
-        neg = len(words & NEGATIVE)
-        explicit = re.search(
-            r"\bi\s+(?:really\s+|honestly\s+)?(?:think|believe|feel like|feel that|guess|"
-            r"reckon|suppose|doubt|admire|respect)\b|\bin my (?:opinion|view|eyes)\b|"
-            r"\bproud of (?:you|him|her|them)\b|\bif you ask me\b|\bpersonally\b",
-            lower,
-        )
-        addressed = _ASK_ME.sub(" ", lower)  # "if you ask me" addresses no one
-        if not explicit and not (pos or neg):
-            return None
-        target: str | None = None
+    ) -> tuple[str, float, str, str | None] | None:
+        """(target, sentiment, predicate, the pronoun that named the target, if one did)."""
+        words = {w.lower().strip("'") for w in WORD.findall(_NOT_A_VERDICT.sub(" ", s))}
+        pos = len(words & GOOD)
+        neg = len(words & BAD)
         named = [
             name
             for name in ctx.known_names()
             if name != speaker and re.search(rf"\b{re.escape(name)}\b", s)
         ]
-        judged = next(
-            (
-                n
-                for n in named
-                if re.search(
-                    rf"\b(?:think|believe|feel like|guess)\s+{re.escape(n)}\b"
-                    rf"|\b{re.escape(n)}\s+(?:is|was|seems|looks|has been)\b"
-                    rf"|\b{re.escape(n)}(?:'s\s+\w+|\s+\w+ing)\b",
-                    s,
-                )
-            ),
+        judged = next((n for n in named if judges(n, s)), None)
+        antecedent = ctx.antecedent(speaker, addressee)
+        pronoun = next(
+            (m.group(0) for m in PRONOUN.finditer(s) if antecedent and judges(m.group(0), s)),
             None,
         )
+        intense = (
+            judged
+            and re.search(rf"\b{re.escape(judged)}\s+{COPULA}\s+{INTENSE}\b", s, re.IGNORECASE)
+        ) or (
+            pronoun
+            and re.search(rf"\b{re.escape(pronoun)}\s+{COPULA}\s+{INTENSE}\b", s, re.IGNORECASE)
+        )
+        explicit = OPINION_CUE.search(lower) or intense
+        addressed = _ASK_ME.sub(" ", lower)  # "if you ask me" addresses no one
+        if not explicit and not (pos or neg):
+            return None
+        target: str | None = None
+        who: str | None = None  # the words that name the target in the sentence
+        via: str | None = None
         if judged is not None:  # "I think Marco is lazy … help you" judges Marco
-            target = ctx.canonical(judged)
+            target, who = ctx.canonical(judged), judged
+        elif pronoun is not None and antecedent is not None and not named:
+            target, who, via = antecedent, pronoun, pronoun  # "I think she is reliable"
         elif re.search(r"\byou\b|\byou're\b|\byour\b", addressed) and addressee:
-            target = addressee
+            target, who = addressee, "you"
         elif named:
-            target = ctx.canonical(named[0])
+            target, who = ctx.canonical(named[0]), named[0]
         if target is None:
             opinion = re.search(r"\bi\s+(?:really\s+)?(?:think|believe|feel|guess|reckon)\b", lower)
             if not opinion or not concepts:
@@ -531,6 +575,12 @@ class HeuristicExtractor:
         if target == speaker:
             return None
         sentiment = 0.0 if pos == neg else (0.7 if pos > neg else -0.7)
-        adjectives = sorted(words & (POSITIVE | NEGATIVE))
-        predicate = f"is {adjectives[0]}" if adjectives else "opinion"
-        return target, sentiment, predicate
+        adjectives = sorted(words & (GOOD | BAD))
+        verdict = verdict_of(who, s) if who else None
+        if adjectives:
+            predicate = f"is {adjectives[0]}"
+        elif verdict:
+            predicate = f"is {verdict}"
+        else:
+            predicate = "opinion"
+        return target, sentiment, predicate, via

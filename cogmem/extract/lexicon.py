@@ -126,3 +126,45 @@ ACTIVITIES = word_set(
     shopping horseback riding surfing diving snorkeling marathon triathlon
     """
 )
+
+# Evaluative adjectives about people beyond the shared sentiment list (cogmem.text): they make
+# "I think she is reliable" an opinion with a sign, so a later change of view supersedes it.
+OPINION_POSITIVE = word_set(
+    """
+    reliable dependable trustworthy clever funny friendly charming punctual capable
+    competent responsible loyal efficient productive hilarious gentle polite considerate
+    diligent witty generous kind thoughtful helpful honest patient
+    """
+)
+OPINION_NEGATIVE = word_set(
+    """
+    flaky untrustworthy clumsy incompetent disorganised disorganized pushy bossy moody dull
+    unpleasant unfriendly impatient unpunctual rude arrogant selfish lazy stingy dishonest
+    """
+)
+
+# Cues that a sentence is the speaker's opinion ("I find X …", "honestly …", "to be honest").
+OPINION_CUES = (
+    r"\bi\s+(?:really\s+|honestly\s+|actually\s+|still\s+|now\s+)?(?:think|believe|feel like|"
+    r"feel that|guess|reckon|suppose|doubt|admire|respect|find|found|consider|considered)\b",
+    r"\bin my (?:opinion|view|eyes)\b",
+    r"\bproud of (?:you|him|her|them)\b",
+    r"\bif you ask me\b",
+    r"\bpersonally\b",
+    r"\bhonestly\b",
+    r"\bfrankly\b",
+    r"\bto be (?:honest|fair)\b",
+    r"\bi (?:have to|must|gotta) (?:admit|say)\b",
+    r"\bi was wrong about\b",
+)
+
+# Words that intensify an evaluation: "X is so …", "she is really …".
+INTENSIFIERS = word_set(
+    """
+    so such really quite rather pretty very truly incredibly super too actually extremely
+    genuinely totally absolutely always
+    """
+)
+
+# Third-person pronouns that refer back to the person last named.
+PERSON_PRONOUNS = word_set("he she him her they them he's she's they're hes shes")

@@ -14,8 +14,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, Field
 
+from cogmem.consolidate.claims import reconcile_batch
 from cogmem.embed import Embedder
 from cogmem.extract import ExtractionContext, Extractor, HeuristicExtractor, check_quotes
 from cogmem.ingest.rows import GraphBuilder, memory_embed_text, turn_embed_text
@@ -23,7 +25,8 @@ from cogmem.models import ENTITY_TYPES, Conversation, ExtractedRecord
 from cogmem.store import Store, chunks
 
 Progress = Callable[[int], None]
-_ENTITY_LABELS = frozenset(t.label for t in ENTITY_TYPES)  # embedded once per run
+_ENTITY_LABELS = frozenset(t.label for t in ENTITY_TYPES)  # embedded once per group
+_TEXT_CACHE = 2048  # record vectors kept per run, for a text that recurs in a later batch
 
 
 class IngestSummary(BaseModel):
@@ -38,6 +41,10 @@ class IngestSummary(BaseModel):
     fallbacks: int = 0
     skipped_turns: int = 0
     seconds: float = 0.0
+    #: time the ingest thread waited for the writer (0 when writes fully overlap)
+    write_wait_seconds: float = 0.0
+    #: time spent computing vectors
+    embed_seconds: float = 0.0
     extractor: str = ""
     embedder: str = ""
 
@@ -51,6 +58,8 @@ class IngestSummary(BaseModel):
         self.dropped += other.dropped
         self.fallbacks += other.fallbacks
         self.seconds += other.seconds
+        self.write_wait_seconds += other.write_wait_seconds
+        self.embed_seconds += other.embed_seconds
         counts = Counter(self.records)
         counts.update(other.records)
         self.records = dict(counts)
@@ -118,6 +127,7 @@ class Ingestor:
         self.group = group
         self.batch_size = batch_size
         self._embedded_entities: set[str] = set()
+        self._vectors: dict[str, np.ndarray] = {}  # record text -> vector, this run
 
     def ingest(
         self,
@@ -167,7 +177,9 @@ class Ingestor:
                     summary.fallbacks += int(checked.fallback)
                     counts.update(r.type.value for r in checked.records)
                 rows = builder.batch(list(batch), extractions, previous, speaker_first)
+                embed_started = time.perf_counter()
                 self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
+                summary.embed_seconds += time.perf_counter() - embed_started
                 steps = [
                     ("ingest/merge_turns", {"turns": rows.turns}),
                     ("ingest/link_next", {"pairs": rows.next_pairs}),
@@ -175,14 +187,22 @@ class Ingestor:
                     ("ingest/merge_edges", {"edges": rows.edges}),
                 ]
                 if pending is not None:
+                    wait_started = time.perf_counter()
                     pending.result()
+                    summary.write_wait_seconds += time.perf_counter() - wait_started
                     if progress is not None:
                         progress(self.batch_size)
                 pending = writer.submit(self.store.write_many, steps)
+                # claims are reconciled per (speaker, target) as they arrive, after the write
+                pending = writer.submit(
+                    reconcile_batch, self.store, self.group, extractions, pending
+                )
                 previous = rows.turns[-1]["id"]
                 summary.turns += len(batch)
             if pending is not None:
+                wait_started = time.perf_counter()
                 pending.result()
+                summary.write_wait_seconds += time.perf_counter() - wait_started
                 if progress is not None:
                     progress(len(conversation.turns) % self.batch_size or self.batch_size)
         self.store.write("ingest/mark_conversation_complete", id=builder.cid)
@@ -213,19 +233,39 @@ class Ingestor:
         turn_texts: list[str],
         record_rows: list[dict[str, Any]],
     ) -> None:
-        """Vectors for the batch's turns and records; an entity is embedded once per run."""
-        todo_rows = []
+        """Vectors for the batch's turns and records, with as few forward passes as can be.
+
+        An entity (Person, Concept) is embedded once per group: its vector depends only on
+        its name, which its id encodes, so one already stored (looked up by id) is kept.
+        A record text seen earlier in this run reuses that vector; identical texts within
+        the batch are embedded once (by the embedder)."""
+        fresh = [
+            r["id"]
+            for r in record_rows
+            if r["label"] in _ENTITY_LABELS and r["id"] not in self._embedded_entities
+        ]
+        if fresh:
+            stored = self.store.read("ingest/embedded_ids", ids=fresh)
+            self._embedded_entities.update(row["id"] for row in stored)
+        todo_rows: list[dict[str, Any]] = []
         for row in record_rows:
             if row["label"] in _ENTITY_LABELS:
                 if row["id"] in self._embedded_entities:
                     continue
                 self._embedded_entities.add(row["id"])
-            todo_rows.append(row)
-        texts = turn_texts + [memory_embed_text(r["props"]) for r in todo_rows]
+            cached = self._vectors.get(memory_embed_text(row["props"]))
+            if cached is not None:
+                row["props"]["embedding"] = cached.tolist()
+            else:
+                todo_rows.append(row)
+        record_texts = [memory_embed_text(r["props"]) for r in todo_rows]
+        texts = turn_texts + record_texts
         if not texts:
             return
         vectors = self.embedder.embed(texts)
         for row, vec in zip(turn_rows, vectors[: len(turn_rows)], strict=True):
             row["props"]["embedding"] = vec.tolist()
-        for row, vec in zip(todo_rows, vectors[len(turn_rows) :], strict=True):
+        for row, text, vec in zip(todo_rows, record_texts, vectors[len(turn_rows) :], strict=True):
             row["props"]["embedding"] = vec.tolist()
+            if len(self._vectors) < _TEXT_CACHE:
+                self._vectors[text] = vec.copy()  # not a view that pins the batch

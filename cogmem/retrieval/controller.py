@@ -102,6 +102,11 @@ class Retrieval(BaseModel):
     evidence: list[Evidence]
     trace: list[TraceStep]
     sufficient: bool = True
+    seconds: dict[str, float] = {}
+    """Where the time went: ``embed`` (the question's embedding), each operator that ran
+    (``entities``, ``anchor``, ``traverse``, ``intersect``, ``ground``, ``evidence``: the
+    database round trips with the Python that reads their rows), ``python`` (routing and
+    ranking: the rest) and ``total``."""
 
 
 class Controller:
@@ -149,9 +154,12 @@ class Controller:
 
     # -- public ------------------------------------------------------------------------
     def run(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
+        started = time.perf_counter()
         trace: list[TraceStep] = []
         plan = self._route(question, trace)
+        embedded = time.perf_counter()
         qvec = self.embedder.embed_query(question)
+        seconds = {"embed": time.perf_counter() - embedded}
         anchor = self._anchor(question, plan, qvec, trace)
         graph_hits = self._walk(plan, anchor, qvec, trace)
 
@@ -169,12 +177,14 @@ class Controller:
             absorb(plan, scores, grounded)
             finish(plan, self.weights, scores)
         best = ranked(scores)[: candidate_count(k, dedupe)]
+        fetched = time.perf_counter()
         evidence = self._evidence(plan, best, qvec, dedupe)[:k]
         claims = [e.record_id for e in evidence if e.type == RecordType.CLAIM]
         if claims:
             replaced = self.ops.superseded(claims)
             for e in evidence:
                 e.supersedes = replaced.get(e.record_id, [])
+        seconds["evidence"] = time.perf_counter() - fetched
         sufficient = sufficient_for(plan, evidence)
         if self.judge is not None and evidence:
             sufficient = self.judge(question, evidence)
@@ -187,7 +197,14 @@ class Controller:
                 else "insufficient: some entity or the time window is not covered",
             )
         )
-        return Retrieval(plan=plan, evidence=evidence, trace=trace, sufficient=sufficient)
+        for step in trace:
+            if step.seconds is not None:
+                seconds[step.operator] = seconds.get(step.operator, 0.0) + step.seconds
+        seconds["total"] = time.perf_counter() - started
+        seconds["python"] = max(0.0, 2 * seconds["total"] - sum(seconds.values()))
+        return Retrieval(
+            plan=plan, evidence=evidence, trace=trace, sufficient=sufficient, seconds=seconds
+        )
 
     # -- steps -------------------------------------------------------------------------
     def _route(self, question: str, trace: list[TraceStep]) -> Plan:

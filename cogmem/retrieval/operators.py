@@ -34,6 +34,8 @@ MAX_PER_HOP = 15
 MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
 VECTOR_OVERFETCH = 4
+"""Neighbours the shared HNSW index returns per candidate wanted, before the group filter;
+when fewer than the pool belong to the group, Anchor scans the group's nodes exactly."""
 ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
 DEFAULT_TRAVERSE_RELS: tuple[RelType, ...] = (
     RelType.PARTICIPATED_IN,
@@ -101,6 +103,9 @@ class Operators:
         self.store = store
         self.group = group
         self.token = group_key(group)
+        self.last_exact: bool | None = None
+        """Whether the last Anchor fell back to an exact scan of the group's nodes (the
+        shared vector index held too few of them); None when nothing came back."""
 
     # -- Anchor ------------------------------------------------------------------------
     def anchor(
@@ -113,7 +118,8 @@ class Operators:
         with_turns: bool = True,
         drop_terms: set[str] | None = None,
     ) -> AnchorResult:
-        """Entry nodes (≤ ``k``, ≤ 15) plus the larger candidate pools behind them.
+        """Entry nodes (≤ ``k``, ≤ 15) plus the larger candidate pools behind them, in one
+        round trip (a second one only when a typed search must widen to every type).
 
         ``drop_terms`` are left out of the lexical query (e.g. a speaker's name, which the
         controller weighs separately).
@@ -122,12 +128,11 @@ class Operators:
         vec = [float(x) for x in vector]
         terms = [t for t in keywords(question) if t not in (drop_terms or set())]
         query = group_query(self.token, terms)
-        records = self._anchor_records(question, terms, query, vec, types, pool)
+        records, turns = self._anchor_rows(question, terms, query, vec, types, pool, with_turns)
         widened = False
         if types is not None and not any(c.type not in ENTITY_TYPES for c in records):
             widened = True
-            records = self._anchor_records(question, terms, query, vec, None, pool)
-        turns = self._anchor_turns(query, vec, pool) if with_turns else []
+            records, _ = self._anchor_rows(question, terms, query, vec, None, pool, False)
         entries = sorted(records, key=lambda c: c.score, reverse=True)[:k]
         return AnchorResult(
             entries=entries,
@@ -137,7 +142,7 @@ class Operators:
             widened=widened,
         )
 
-    def _anchor_records(
+    def _anchor_rows(
         self,
         question: str,
         terms: list[str],
@@ -145,58 +150,36 @@ class Operators:
         vec: list[float],
         types: list[str] | None,
         pool: int,
-    ) -> list[Candidate]:
-        found: dict[str, Candidate] = {}
-        if query is not None:
-            for row in self.store.read(
-                "operators/anchor_fulltext_memory",
-                query=query,
-                group=self.group,
-                types=types,
-                limit=pool,
-                vector=vec,
-            ):
-                found[row["id"]] = _candidate(row, "anchor:fulltext")
-        for row in self.store.read(
-            "operators/anchor_vector_memory",
-            vector=vec,
-            k=pool * VECTOR_OVERFETCH,
+        with_turns: bool,
+    ) -> tuple[list[Candidate], list[Candidate]]:
+        """Records (fused fuzzy + vector score) and turns from one ``operators/anchor``."""
+        found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
+        rows = self.store.read(
+            "operators/anchor",
+            query=query,
             group=self.group,
             types=types,
             limit=pool,
-        ):
-            hit = found.get(row["id"])
+            k=pool * VECTOR_OVERFETCH,
+            vector=vec,
+            records=True,
+            turns=with_turns,
+        )
+        for row in rows:
+            pool_of = found[row["kind"]]
+            hit = pool_of.get(row["id"])
             if hit is None:
-                found[row["id"]] = _candidate(row, "anchor:vector")
+                pool_of[row["id"]] = _candidate(row, row["step"])
             else:
-                hit.vector = max(hit.vector, float(row["vector"]))
-                hit.path.append("anchor:vector")
-        for cand in found.values():
+                hit.vector = max(hit.vector, float(row["vector"] or 0.0))
+                hit.bm25 = max(hit.bm25, float(row["lexical"] or 0.0))
+                hit.path.append(row["step"])
+        self.last_exact = bool(rows[0]["exact"]) if rows else None
+        records = list(found["record"].values())
+        for cand in records:
             cand.fuzzy = fuzzy_score(question, terms, cand)
             cand.score = LEXICAL_WEIGHT * cand.fuzzy + VECTOR_WEIGHT * cand.vector
-        return list(found.values())
-
-    def _anchor_turns(self, query: str | None, vec: list[float], pool: int) -> list[Candidate]:
-        found: dict[str, Candidate] = {}
-        if query is not None:
-            for row in self.store.read(
-                "operators/anchor_fulltext_turn",
-                query=query,
-                group=self.group,
-                limit=pool,
-                vector=vec,
-            ):
-                found[row["id"]] = _candidate(row, "anchor:turn-fulltext")
-        for row in self.store.read(
-            "operators/anchor_vector_turn",
-            vector=vec,
-            k=pool * VECTOR_OVERFETCH,
-            group=self.group,
-            limit=pool,
-        ):
-            if row["id"] not in found:
-                found[row["id"]] = _candidate(row, "anchor:turn-vector")
-        return list(found.values())
+        return records, list(found["turn"].values())
 
     # -- Traverse ----------------------------------------------------------------------
     def traverse(

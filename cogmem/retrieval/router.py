@@ -38,6 +38,7 @@ class Plan(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     wants_both: bool = False
     wants_cause: bool = False
+    wants_history: bool = False  # "how has A's opinion of B changed": the dated sequence
     router: str = "rules"
 
 
@@ -77,6 +78,10 @@ _BOTH = re.compile(r"\bboth\b|\bin common\b|\bshare\b|\bsame\b", re.IGNORECASE)
 _CAUSE = re.compile(
     r"^\s*why\b|\bwhat (?:led|caused|made)\b|\breason\b|\bbecause\b|\baffect(?:ed)?\b|"
     r"\bimpact\b|\bdecid",
+    re.IGNORECASE,
+)
+_HISTORY = re.compile(
+    r"\bhow (?:has|have|did)\b.*\b(?:chang|evolv|shift)|\bover time\b|\bhistory\b",
     re.IGNORECASE,
 )
 _DECISION = re.compile(r"\bdecid|\bdecision|\bchose|\bchoice|\bplan(?:ned)?\b", re.IGNORECASE)
@@ -178,6 +183,7 @@ class RuleRouter:
             keywords=keywords(question),
             wants_both=bool(_BOTH.search(question)) and len(entities) >= 2,
             wants_cause=bool(_CAUSE.search(question)),
+            wants_history=bool(_HISTORY.search(question)),
             router=self.name,
         )
 
@@ -252,6 +258,7 @@ class LLMRouter:
             keywords=rules.keywords,
             wants_both=answer.wants_both,
             wants_cause=answer.wants_cause,
+            wants_history=rules.wants_history,
             router=self.name,
         )
 

@@ -135,9 +135,16 @@ def _pick_weekday(ctx: Ctx, weekday: int, mode: str) -> date:
         return this_week
     if tense == "future":
         return weekday_after(today, weekday)
-    if tense == "present":
-        return this_week
-    return weekday_before(today, weekday)
+    if tense == "past":
+        return weekday_before(today, weekday)
+    if today.weekday() == weekday:  # present or unknown: the nearest one
+        return today
+    return _nearest_day(today, [weekday_before(today, weekday), weekday_after(today, weekday)])
+
+
+def _nearest_day(today: date, days: list[date]) -> date:
+    """The day closest to ``today``; on a tie the earlier (memories are mostly of the past)."""
+    return min(days, key=lambda d: (abs((d - today).days), d))
 
 
 def r_weekday(m: re.Match[str], ctx: Ctx) -> Span | None:
@@ -172,9 +179,11 @@ def _pick_month_year(ctx: Ctx, month: int, mode: str) -> int:
     tense = ctx.tense
     if tense == "future":
         return year if month > current else year + 1
-    if tense == "present":
-        return year
-    return year if month <= current else year - 1
+    if tense == "past":
+        return year if month <= current else year - 1
+    # present or unknown: the nearest one, the earlier on a tie
+    here = year * 12 + current
+    return min((year - 1, year, year + 1), key=lambda y: (abs(y * 12 + month - here), y))
 
 
 def r_month(m: re.Match[str], ctx: Ctx) -> Span | None:
@@ -201,17 +210,18 @@ def resolve_date(m: re.Match[str], ctx: Ctx) -> Span | None:
         return ctx.day(date(int(m["y"]), month, day))
     today = ctx.today
     tense = ctx.tense
-    year = today.year
-    step = 1 if tense == "future" else -1
+    candidates = [
+        date(y, month, day)
+        for y in range(today.year - 4, today.year + 5)
+        if _is_day(y, month, day)  # Feb 29 only in leap years
+    ]
     if tense == "future":
-        if (month, day) < (today.month, today.day):
-            year += 1
-    elif tense != "present" and (month, day) > (today.month, today.day):
-        year -= 1
-    if month == 2 and day == 29:  # the nearest leap year in the tense's direction
-        while not (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)):
-            year += step
-    return ctx.day(date(year, month, day))
+        candidates = [d for d in candidates if d >= today]
+    elif tense == "past":
+        candidates = [d for d in candidates if d <= today]
+    if not candidates:
+        return None
+    return ctx.day(_nearest_day(today, candidates))
 
 
 def r_day_of_month(m: re.Match[str], ctx: Ctx) -> Span | None:
@@ -221,19 +231,21 @@ def r_day_of_month(m: re.Match[str], ctx: Ctx) -> Span | None:
     day = int(m["d"])
     today = ctx.today
     tense = ctx.tense
-    if tense == "future":
-        offset = 0 if day >= today.day else 1
-    elif tense == "present":
-        offset = 0
-    else:
-        offset = 0 if day <= today.day else -1
-    step = 1 if tense == "future" else -1
-    for _ in range(3):  # "the 31st" skips the months that have no 31st
+    candidates = []
+    for offset in range(-3, 4):  # "the 31st" skips the months that have no 31st
         year, month = add_months(today.year, today.month, offset)
         if _is_day(year, month, day):
-            return ctx.day(date(year, month, day))
-        offset += step
-    return None
+            candidates.append(date(year, month, day))
+    if tense == "future":
+        candidates = [d for d in candidates if d >= today]
+    elif tense == "past":
+        candidates = [d for d in candidates if d <= today]
+    if not candidates:
+        return None
+    if tense == "present":  # "the 8th" in the present: this month's, if it has one
+        this_month = [d for d in candidates if d.month == today.month]
+        candidates = this_month or candidates
+    return ctx.day(_nearest_day(today, candidates))
 
 
 def _is_day(year: int, month: int, day: int) -> bool:
@@ -249,8 +261,10 @@ def _pick_yearly_day(ctx: Ctx, month: int, day: int, mode: str) -> date:
     today = ctx.today
     this_year = date(today.year, month, day)
     tense = ctx.tense
-    if mode == "this" or (mode == "" and tense == "present"):
+    if mode == "this":
         return this_year
+    if mode == "" and tense not in ("past", "future"):  # present or unknown: the nearest
+        return _nearest_day(today, [date(today.year + k, month, day) for k in (-1, 0, 1)])
     if mode in ("next", "this coming") or (mode == "" and tense == "future"):
         after = this_year > today if mode else this_year >= today
         return this_year if after else date(today.year + 1, month, day)
@@ -311,6 +325,9 @@ def r_season(m: re.Match[str], ctx: Ctx) -> Span | None:
     tense = ctx.tense
     if tense == "present":
         return _r_season_this(ctx, index)
+    if tense is None:  # the nearest, the earlier on a tie
+        near = [q for q in range(current - 3, current + 4) if q % 4 == index]
+        return ctx.season(min(near, key=lambda q: (abs(q - current), q)))
     q = current
     step = 1 if tense == "future" else -1
     while q % 4 != index:

@@ -9,6 +9,35 @@ Tense = Literal["past", "present", "future"]
 
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _FUTURE_WORDS = frozenset({"shall", "gonna", "tomorrow", "upcoming", "soon", "tonight", "someday"})
+# modal cues: an obligation or a possibility is about what is still to come
+_MODAL_WORDS = frozenset({"must", "should", "gotta", "hafta"})
+_MODAL_BEFORE_TO = frozenset({"have", "has", "need", "needs", "ought"})
+# present simple of these verbs after a subject names a scheduled event ("we fly out on
+# Friday", "the course starts in May")
+_SCHEDULE_VERBS = frozenset(
+    {"fly", "flies", "leave", "leaves", "start", "starts", "begin", "begins", "arrive",
+     "arrives", "depart", "departs", "land", "lands", "return", "returns", "open", "opens",
+     "move", "moves", "head", "heads", "travel", "travels", "go", "goes", "come", "comes",
+     "meet", "meets", "visit", "visits", "play", "plays", "finish", "finishes", "end", "ends"}
+)  # fmt: skip
+_SUBJECTS = frozenset(
+    {"i", "we", "you", "they", "he", "she", "it", "flight", "train", "plane", "bus",
+     "course", "class", "term", "semester", "show", "concert", "conference", "party",
+     "wedding", "trip", "festival", "match", "game", "tour", "exam", "school"}
+)  # fmt: skip
+_BE_PRESENT = frozenset({"am", "is", "are", "i'm", "you're", "we're", "they're", "he's", "she's"})
+# "I'm painting right now" is the present; without such a word a progressive with a date
+# is an arrangement ("Clara and I are spending a week in Lisbon")
+_NOW_WORDS = frozenset({"now", "currently", "nowadays", "still", "usually", "always"})
+_ING_ADJECTIVES = frozenset(
+    {"amazing", "interesting", "exciting", "boring", "relaxing", "charming", "stunning",
+     "inspiring", "refreshing", "annoying", "frustrating", "surprising", "touching",
+     "thrilling", "rewarding", "challenging", "fascinating", "encouraging", "overwhelming",
+     "satisfying", "calming", "disappointing", "confusing", "embarrassing", "terrifying",
+     "heartwarming", "welcoming", "loving", "caring", "outgoing", "understanding",
+     "promising", "willing", "nothing", "something", "anything", "everything", "being",
+     "missing", "trying", "tiring", "exhausting", "worrying", "amusing", "living", "during"}
+)  # fmt: skip
 _FUTURE_BEFORE_TO = frozenset(
     {"plan", "plans", "planning", "intend", "intends", "intending", "hope", "hoping",
      "want", "wants", "wanna", "about", "aim", "aiming", "excited", "ready"}
@@ -51,7 +80,8 @@ def infer_tense(text: str) -> Tense | None:
     nothing tells.
     """
     tokens = _TOKEN.findall(text.replace("\u2019", "'"))
-    past = future = present = 0
+    past = future = present = arranged = 0
+    now = False
     prev = ""
     for i, raw in enumerate(tokens):
         tok = raw.lower()
@@ -65,7 +95,12 @@ def infer_tense(text: str) -> Tense | None:
             or (tok == "going" and nxt == "to" and prev not in ("was", "were"))
         ):
             future += 2
-        elif tok in _FUTURE_BEFORE_TO and nxt == "to":
+        elif (
+            (tok in _FUTURE_BEFORE_TO and nxt == "to")
+            or tok in _MODAL_WORDS
+            or (tok in _MODAL_BEFORE_TO and nxt == "to")
+            or (tok in _SCHEDULE_VERBS and prev in _SUBJECTS)
+        ):
             future += 1
         elif tok == "next":
             if nxt != "to":
@@ -85,7 +120,17 @@ def infer_tense(text: str) -> Tense | None:
             past += 1
         elif tok in _PRESENT_WORDS:
             present += 1
+        elif (
+            tok.endswith("ing")
+            and prev in _BE_PRESENT
+            and len(tok) > 5
+            and tok not in _ING_ADJECTIVES
+        ):
+            arranged += 1
+        now = now or tok in _NOW_WORDS
         prev = tok
+    if not now:
+        future += arranged
     if past > future:
         return "past"
     if future > past:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cogmem.api import Memory
 from cogmem.config import Settings
+from cogmem.embed import Embedder
 from cogmem.ingest import Ingestor, ReaderError, read_file
 from cogmem.store import Store
 
@@ -260,3 +263,42 @@ def test_add_turn_appends_a_live_chat(mem: Memory) -> None:
     event = next(r for r in memory_rows(mem) if r["type"] == "Event")
     assert event["time_text"] == "last week"
     assert event["time_start"] == datetime(2024, 1, 22, tzinfo=UTC)
+
+
+class RecordingEmbedder:
+    """The real embedder, recording every text it is asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimension = inner.dimension
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.texts.append(text)
+        return self.inner.embed_query(text)
+
+
+def test_an_entity_is_embedded_once_per_group_and_every_node_has_its_vector(
+    mem: Memory, tmp_path: Path
+) -> None:
+    conversations = read_file(write(tmp_path, [locomo_sample()])).conversations
+    mem.ensure_schema()
+    first = RecordingEmbedder(mem.embedder)
+    Ingestor(mem.store, first, mem.extractor, mem.group).ingest(conversations)
+    assert first.texts.count("Melanie") == 1  # once, though she speaks in both batches
+    # a second run (a new Ingestor, as every add_turn is) reuses the stored entity vectors
+    second = RecordingEmbedder(mem.embedder)
+    Ingestor(mem.store, second, mem.extractor, mem.group, batch_size=3).ingest(conversations)
+    names = {r["name"] for r in memory_rows(mem) if r["type"] in ("Person", "Concept")}
+    assert names and not names & set(second.texts)
+    mem.add_turn(speaker="Melanie", text="Thanks, Caroline!")
+    nodes = mem.export().nodes
+    assert all(n.embedding is not None for n in nodes if n.primary in ("Memory", "Turn"))
+    person = next(n for n in nodes if n.properties.get("name") == "Melanie")
+    assert person.embedding is not None
+    assert np.allclose(person.embedding, mem.embedder.embed_query("Melanie"), atol=1e-5)

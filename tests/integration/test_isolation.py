@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cogmem.api import Memory
+from cogmem.api import Memory, QuestionError
 from cogmem.cli import app
 from cogmem.config import Settings
 from cogmem.consolidate import consolidate
@@ -148,6 +148,10 @@ def test_nothing_of_group_b_ever_reaches_group_a(two_groups: dict[str, Any], que
         assert {turn.id, turn.turn_id, turn.record_id} <= a_ids
         assert {r.id for r in turn.records} <= a_ids
 
+    if not question.strip():  # nothing to ask: refused whole, before any read
+        with pytest.raises(QuestionError):
+            mem.search(question, k=10)
+        return
     evidence = mem.search(question, k=10)
     block = mem.context_block(question, budget_tokens=4000)
     answer = mem.ask(question)

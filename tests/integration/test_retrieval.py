@@ -97,6 +97,31 @@ def test_anchor_fuses_lexical_and_vector_and_caps_at_15(hikers: Memory) -> None:
     assert any("Pixel" in (t.content or "") for t in result.turns)
 
 
+def test_anchor_scans_a_group_exactly_when_the_shared_index_holds_too_few_of_it(
+    hikers: Memory,
+) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    q = "Who adopted a dog?"
+    vec = hikers.embedder.embed_query(q)
+    scanned = ops.anchor(q, vec, pool=500)  # the group holds fewer than 500 turns
+    assert ops.last_exact is True
+    size = hikers.size()
+    assert len(scanned.turns) == size["turns"]  # every turn of the group, scored exactly
+    assert all(t.type == "Turn" for t in scanned.turns)
+    best = max(scanned.turns, key=lambda t: t.vector)
+    small = ops.anchor(q, vec, pool=1)
+    assert max(small.turns, key=lambda t: t.vector).id == best.id  # index or scan: same best
+
+
+def test_ground_returns_each_turn_once(hikers: Memory) -> None:
+    ops = Operators(hikers.store, hikers.group)
+    turns = [row["id"] for row in ops.turns([t["id"] for t in hikers.turns()])]
+    grounded = ops.ground(turns[:4], window=1)
+    ids = [g.id for g in grounded]
+    assert len(ids) == len(set(ids)) and set(turns[:4]) <= set(ids)
+    assert all(g.offset == 0 for g in grounded if g.id in turns[:4])
+
+
 def test_anchor_widens_the_types_when_a_typed_search_finds_nothing(hikers: Memory) -> None:
     ops = Operators(hikers.store, hikers.group)
     q = "cello practice"
@@ -263,7 +288,11 @@ def test_retrieval_uses_consolidation(mem: Memory, tmp_path: Path) -> None:
     assert first.status == "CURRENT"
     assert any("lazy" in older for older in first.supersedes)  # shows what it replaced
     answer = mem.ask("What does Ann think of Marco now?")
-    assert "hardworking" in answer.text and "lazy" in answer.text  # now, and before
+    # the answer is the view that holds now; the one it replaced stays in the evidence
+    # (above) and in the history answer
+    assert "hardworking" in answer.text and "lazy" not in answer.text
+    history = mem.ask("How has Ann's opinion of Marco changed?")
+    assert history.text.index("lazy") < history.text.index("hardworking")
     broad = mem.retrieve("How often does Ann go hiking?", k=5)
     assert any(s.operator == "traverse" and "SUPPORTED_BY" in s.detail for s in broad.trace)
     hikes = {e.turn_source_id for e in broad.evidence}

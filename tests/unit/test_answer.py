@@ -77,3 +77,119 @@ def test_extractive_answer_resolves_dates_and_cites_turns() -> None:
     answer = extractive_answer(plan, [item])
     assert answer.startswith("7 May 2023") and "D1:3" in answer
     assert "don't know" in extractive_answer(plan, [])
+
+
+# --------------------------------------------------------------------------- whole turns
+
+PORTO = "We drove to Porto last weekend. Jonas came along."
+LONG = (
+    "Work has been hectic and I barely slept this month. "
+    "I quit the choir. The rehearsals clashed with my night shifts. "
+    + "Anyway, the garden is thriving, the tomatoes are enormous and the basil too. "
+    * 12
+)
+
+
+def test_a_short_turn_is_shown_whole_in_the_block() -> None:
+    item = ev(5, 1.0, "We drove to Porto last weekend.", turn_text=PORTO)
+    block = pack([item], budget_tokens=10_000)
+    assert "Jonas came along." in block.text
+    assert block.tokens == estimate_tokens(block.text)
+
+
+def test_a_long_turn_is_shown_as_the_quote_with_its_neighbours() -> None:
+    item = ev(6, 1.0, "I quit the choir.", turn_text=LONG)
+    text = pack([item], budget_tokens=10_000).text
+    assert "I quit the choir." in text
+    assert "The rehearsals clashed with my night shifts." in text  # the next sentence
+    assert "I barely slept this month." in text  # the one before
+    assert "tomatoes" not in text  # not the whole long turn
+
+
+def test_a_tight_budget_falls_back_to_the_quote() -> None:
+    item = ev(7, 1.0, "I quit the choir.", turn_text=LONG)
+    bare = render(1, item, "I quit the choir.")
+    block = pack([item], budget_tokens=estimate_tokens(bare))
+    assert block.included == [item] and '"I quit the choir."' in block.text
+    assert "night shifts" not in block.text
+
+
+def test_a_turn_shown_whole_is_not_repeated() -> None:
+    first = ev(8, 0.9, "We drove to Porto last weekend.", turn_text=PORTO, turn_id="t8")
+    second = ev(9, 0.5, "Jonas came along.", turn_text=PORTO, turn_id="t8")
+    block = pack([first, second], budget_tokens=10_000)
+    assert len(block.included) == 2
+    assert block.text.count("We drove to Porto") == 1
+
+
+def test_extractive_answer_keeps_the_neighbour_that_answers() -> None:
+    item = ev(10, 1.0, "We drove to Porto last weekend.", turn_text=PORTO)
+    plan = Plan(question="Who did Ann drive to Porto with?", keywords=["ann", "porto"])
+    assert "Jonas" in extractive_answer(plan, [item])
+    choir = ev(11, 1.0, "I quit the choir.", turn_text=LONG)
+    plan = Plan(question="Why did Ann quit the choir?", keywords=["ann", "quit", "choir"])
+    assert "night shifts" in extractive_answer(plan, [choir])
+
+
+def test_temporal_answer_takes_the_matching_record_and_a_neighbouring_date() -> None:
+    # said on Monday 17 June 2024: "on Friday" in a scheduled present is 21 June 2024
+    monday = datetime(2024, 6, 17, 19, 0, tzinfo=UTC)
+    trip = ev(
+        12,
+        0.9,
+        "Clara and I are spending a week in Lisbon.",
+        turn_text="We fly out on Friday! Clara and I are spending a week in Lisbon.",
+        turn_at=monday,
+    )
+    bike = ev(
+        13,
+        1.0,
+        "Rita fixed my bike last week.",
+        turn_at=monday,
+        time_start=datetime(2024, 6, 10, tzinfo=UTC),
+        time_end=datetime(2024, 6, 17, tzinfo=UTC),
+        time_text="last week",
+    )
+    plan = Plan(
+        question="When does Ann fly out to Lisbon?",
+        intent="temporal",
+        keywords=["ann", "fly", "lisbon"],
+    )
+    answer = extractive_answer(plan, [bike, trip])
+    assert answer.startswith("21 June 2024") and "D1:12" in answer
+
+
+def _claims() -> list[Evidence]:
+    now = ev(
+        14,
+        1.0,
+        "I think she is actually very reliable.",
+        type="Claim",
+        status="CURRENT",
+        turn_text="Rita fixed my bike. I think she is actually very reliable.",
+        supersedes=['"Honestly, Rita is so careless." (D1:3, 13 May 2024)'],
+    )
+    return [now]
+
+
+def test_a_now_question_gets_the_current_view_only() -> None:
+    plan = Plan(
+        question="What does Ann think of Rita now?",
+        intent="update",
+        keywords=["ann", "think", "rita"],
+    )
+    answer = extractive_answer(plan, _claims())
+    assert "reliable" in answer and "careless" not in answer
+    changed = plan.model_copy(update={"question": "How has Ann's opinion of Rita changed?"})
+    assert "careless" in extractive_answer(changed, _claims())
+
+
+def test_an_unrelated_claim_does_not_answer() -> None:
+    debt = ev(15, 0.8, "I still owe you 40 euros for the concert tickets.")
+    plan = Plan(
+        question="What does Ann still owe Bo?",
+        intent="update",
+        keywords=["ann", "owe", "bo"],
+    )
+    answer = extractive_answer(plan, [*_claims(), debt])
+    assert "40 euros" in answer and "view" not in answer

@@ -273,3 +273,193 @@ def test_commands_fail_at_once_without_retry_noise(unreachable_runs: dict[str, A
         stderr = unreachable_runs[command].stderr
         assert "will be retried" not in stderr, (command, stderr)
         assert stderr.count("error:") == 1
+
+
+# -- one error policy: every command against a table of bad environments and arguments ---
+
+
+def _all_commands(tmp_path: Path) -> dict[str, list[str]]:
+    """Every command, with arguments that are valid (so only the environment is wrong)."""
+    chat, _ = _valid_inputs(tmp_path)
+    return {
+        **_commands(tmp_path),
+        "reindex": ["reindex"],
+        "config": ["config"],
+        "doctor": ["doctor"],
+        "groups": ["groups"],
+        "stats": ["stats", "--group", "g"],
+        "browser": ["browser"],
+        "neo4j status": ["neo4j", "status"],
+        "bench locomo": ["bench", "locomo", str(chat), "--out", str(tmp_path / "bench")],
+    }
+
+
+OFFLINE = {"config", "browser", "neo4j status"}
+"""Commands that never connect: an unreachable server is no error for them."""
+
+# name -> (environment, commands it must fail, words the one error line holds)
+BAD_ENVIRONMENTS: dict[str, tuple[dict[str, str], str, tuple[str, ...]]] = {
+    "uri-without-scheme": ({"NEO4J_URI": "localhost:7687"}, "all", ("NEO4J_URI", "bolt://")),
+    "uri-http-port": (
+        {"NEO4J_URI": "http://127.0.0.1:7474"},
+        "all",
+        ("NEO4J_URI", "HTTP", "bolt://127.0.0.1:7687"),
+    ),
+    "uri-unknown-scheme": ({"NEO4J_URI": "ftp://host:1"}, "all", ("NEO4J_URI", "scheme")),
+    # a command's own --group wins over the environment: those run (and find no server)
+    "group-with-space": (
+        {"COGMEM_GROUP": "my group"},
+        "without --group",
+        ("COGMEM_GROUP", "my group"),
+    ),
+    "unknown-embedder": ({"COGMEM_EMBEDDER": "word2vec"}, "all", ("COGMEM_EMBEDDER",)),
+    "bad-config-file": ({"CONFIG": "neo4j_uri = [unclosed\n"}, "all", ("config file",)),
+    "server-not-running": ({}, "online", ("not reachable",)),
+}
+
+
+def _isolated_env(tmp_path: Path, changes: dict[str, str], uri: str) -> dict[str, str]:
+    config = tmp_path / "config.toml"
+    if "CONFIG" in changes:
+        config.write_text(changes["CONFIG"], encoding="utf-8")
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "COGMEM_", "OPENAI_"))
+    }
+    env.update(NEO4J_URI=uri, COGMEM_CONFIG=str(config), COGMEM_HOME=str(tmp_path / "home"))
+    env.update({k: v for k, v in changes.items() if k != "CONFIG"})
+    return env
+
+
+def _assert_one_line_error(result: Any, words: tuple[str, ...], label: str) -> None:
+    output = result.output
+    assert result.exit_code not in (0, None), (label, output)
+    assert "Traceback" not in output, (label, output)
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        label,
+        repr(result.exception),
+    )
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, (label, result.stderr)
+    assert all(word in errors[0] for word in words), (label, errors[0], words)
+
+
+@pytest.mark.parametrize("case", list(BAD_ENVIRONMENTS))
+def test_every_command_fails_in_one_line_in_a_bad_environment(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes, which, words = BAD_ENVIRONMENTS[case]
+    env = _isolated_env(tmp_path, changes, changes.get("NEO4J_URI", "bolt://127.0.0.1:1"))
+    env["NEO4J_URI"] = changes.get("NEO4J_URI", f"bolt://127.0.0.1:{free_port()}")
+    for name in list(os.environ):
+        if name.startswith(("NEO4J_", "COGMEM_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    runner = CliRunner()
+    commands = _all_commands(tmp_path)
+    checked = 0
+    for label, args in commands.items():
+        if which == "online" and label in OFFLINE:
+            continue
+        if which == "without --group" and ("--group" in args or label == "import"):
+            continue
+        result = runner.invoke(app, args, env=env)
+        _assert_one_line_error(result, words, f"{case}: cogmem {' '.join(args)}")
+        checked += 1
+    assert checked >= len(commands) - 5
+
+
+def _bad_arguments(tmp_path: Path, uri: str) -> dict[str, tuple[list[str], tuple[str, ...]]]:
+    chat, _ = _valid_inputs(tmp_path)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    return {
+        "empty-group-ask": (["ask", "who?", "--group", ""], ("group", "empty")),
+        "blank-group-search": (["search", "who?", "--group", "   "], ("group", "empty")),
+        "empty-group-ingest": (["ingest", str(chat), "--group", ""], ("group", "empty")),
+        "empty-group-global": (["--group", "", "groups"], ("group", "empty")),
+        "bad-group-chars": (["stats", "--group", "a/b"], ("'a/b'", "not allowed")),
+        "empty-question-ask": (["ask", ""], ("question is empty",)),
+        "blank-question-search": (["search", "  "], ("question is empty",)),
+        "empty-question-context": (["context", ""], ("question is empty",)),
+        "export-to-a-folder": (["export", "--out", str(tmp_path)], ("is a directory",)),
+        "export-to-missing-folder": (
+            ["export", "--out", str(tmp_path / "no" / "x.json")],
+            ("does not exist",),
+        ),
+        "uri-after-command": (["ask", "who?", "--uri", "localhost:7687"], ("bolt://localhost",)),
+        "uri-flag-http": (["--uri", "http://localhost:7474", "groups"], ("HTTP",)),
+        "locomo-on-jsonl": (
+            ["ingest", str(tmp_path / "two.jsonl"), "--format", "locomo"],
+            ("--format jsonl", "two.jsonl"),
+        ),
+        "unknown-command-option": (["groups", "--nope"], ("No such option",)),
+    } | (
+        {"export-unwritable": (["export", "--out", str(locked / "x.json")], ("permission",))}
+        if os.geteuid() != 0
+        else {}
+    )
+
+
+def test_bad_arguments_fail_in_one_line_before_connecting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uri = f"bolt://127.0.0.1:{free_port()}"
+    (tmp_path / "two.jsonl").write_bytes(jsonl(GOOD_LINE, GOOD_LINE))
+    env = _isolated_env(tmp_path, {}, uri)
+    for name in list(os.environ):
+        if name.startswith(("NEO4J_", "COGMEM_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    runner = CliRunner()
+    for label, (args, words) in _bad_arguments(tmp_path, uri).items():
+        result = runner.invoke(app, args, env=env)
+        if label == "unknown-command-option":  # click's usage error: exit 2, no traceback
+            assert result.exit_code == 2 and "Traceback" not in result.output
+            assert all(w in result.output for w in words), result.output
+            continue
+        _assert_one_line_error(result, words, label)
+        assert "not reachable" not in result.stderr, (label, result.stderr)
+
+
+def test_debug_shows_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "localhost:7687")
+    quiet = CliRunner().invoke(app, ["groups"])
+    assert quiet.exit_code == 1 and isinstance(quiet.exception, SystemExit)
+    loud = CliRunner().invoke(app, ["--debug", "groups"])
+    assert loud.exit_code == 1 and type(loud.exception).__name__ == "ConfigError"
+    after = CliRunner().invoke(app, ["groups", "--debug"])  # a global flag after the command
+    assert type(after.exception).__name__ == "ConfigError"
+
+
+def test_version() -> None:
+    from cogmem import __version__
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"cogmem {__version__}"
+
+
+HOIST_CASES: list[tuple[list[str], list[str]]] = [
+    (["ask", "x", "--uri", "bolt://h:1"], ["--uri", "bolt://h:1", "ask", "x"]),
+    (["ask", "x", "--uri=bolt://h:1", "--debug"], ["--uri=bolt://h:1", "--debug", "ask", "x"]),
+    (["--user", "u", "search", "q", "-k", "3"], ["--user", "u", "search", "q", "-k", "3"]),
+    (["init", "--group", "g"], ["--group", "g", "init"]),  # init has no --group of its own
+    (["ask", "x", "--group", "g"], ["ask", "x", "--group", "g"]),  # ask's own --group
+    (["reindex", "--embedder", "minilm"], ["reindex", "--embedder", "minilm"]),  # its own
+    (
+        ["bench", "locomo", "f", "--uri", "bolt://h:1"],
+        ["bench", "locomo", "f", "--uri", "bolt://h:1"],
+    ),
+    (["neo4j", "status", "--uri", "bolt://h:1"], ["--uri", "bolt://h:1", "neo4j", "status"]),
+    (["ask", "--", "--uri"], ["ask", "--", "--uri"]),
+    (["search", "q", "--k", "--uri"], ["search", "q", "--k", "--uri"]),  # a value, not an option
+]
+
+
+@pytest.mark.parametrize(("given", "expected"), HOIST_CASES)
+def test_global_options_after_the_command(given: list[str], expected: list[str]) -> None:
+    from typer.main import get_command
+
+    from cogmem.cli.app import hoist_global_options
+
+    group = get_command(app)
+    ctx = group.make_context("cogmem", ["--help"], resilient_parsing=True)
+    assert hoist_global_options(group, ctx, given) == expected  # type: ignore[arg-type]

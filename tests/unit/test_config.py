@@ -82,3 +82,66 @@ def test_bad_file_and_bad_values_are_named(cfg: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("COGMEM_EMBEDDER", "word2vec")
     with pytest.raises(ConfigError, match="embedder"):
         load_settings()
+
+
+@pytest.mark.parametrize(
+    ("uri", "words"),
+    [
+        ("localhost:7687", ("NEO4J_URI", "no scheme", "bolt://localhost:7687")),
+        ("http://127.0.0.1:7474", ("NEO4J_URI", "HTTP", "bolt://127.0.0.1:7687")),
+        ("gopher://x:1", ("NEO4J_URI", "unknown scheme")),
+        ("bolt://", ("NEO4J_URI", "no host")),
+    ],
+)
+def test_bad_uris_name_the_fix_and_where_they_came_from(
+    cfg: Path, monkeypatch: pytest.MonkeyPatch, uri: str, words: tuple[str, ...]
+) -> None:
+    monkeypatch.setenv("NEO4J_URI", uri)
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert all(w in str(caught.value) for w in words), str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_good_uris_pass(cfg: Path) -> None:
+    for uri in ("bolt://h:7687", "neo4j+s://x.databases.neo4j.io", "bolt+ssc://10.0.0.1"):
+        assert load_settings({"neo4j_uri": uri}).neo4j_uri == uri
+
+
+def test_group_names_are_trimmed_and_validated_everywhere(
+    cfg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert load_settings({"group": "  alice  "}).group == "alice"
+    assert load_settings({"group": "team.a:bob@x+1_2-3"}).group == "team.a:bob@x+1_2-3"
+    for bad, words in (
+        ("", "empty"),
+        ("   ", "empty"),
+        ("a b", "not allowed"),
+        ("a/b", "not allowed"),
+        ("x" * 129, "not allowed"),
+    ):
+        with pytest.raises(ConfigError, match=words):
+            load_settings({"group": bad})
+    write_config_file({"group": "from file"})
+    with pytest.raises(ConfigError, match="config file"):
+        load_settings()
+    cfg.unlink()
+    monkeypatch.setenv("COGMEM_GROUP", "")  # an empty variable is unset, not a group ""
+    assert load_settings().group == "default"
+    monkeypatch.setenv("COGMEM_GROUP", "a b")
+    with pytest.raises(ConfigError, match="COGMEM_GROUP"):
+        load_settings()
+
+
+def test_memory_refuses_a_bad_group_without_connecting(cfg: Path) -> None:
+    from cogmem.api import Memory, QuestionError, check_question
+
+    mem = Memory(load_settings({"neo4j_uri": "bolt://127.0.0.1:1"}))
+    with pytest.raises(ConfigError, match="empty"):
+        mem.for_group(" ")
+    assert mem.for_group(" bob ").group == "bob"
+    with pytest.raises(QuestionError, match="question is empty"):
+        mem.search("  ")
+    with pytest.raises(ValueError, match="question is empty"):
+        check_question("")
+    mem.close()

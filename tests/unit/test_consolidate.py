@@ -368,12 +368,13 @@ def test_an_alias_wins_over_a_node_of_that_name_unless_ambiguous() -> None:
     assert "rob" not in table  # two persons answer to it: left alone
 
 
-def link_row(rid: str, rtype: str, turn: int, vector: list[float], session: str = "s1") -> dict:
-    text = f"{rtype} said in turn {turn} ({rid})"
+def link_row(
+    rid: str, rtype: str, turn: int, vector: list[float], text: str, session: str = "s1"
+) -> dict:
     return {
         "id": rid,
         "type": rtype,
-        "content": f"{rid} {rtype}",
+        "content": text,
         "quote": text,
         "turn_text": text,
         "embedding": vector,
@@ -383,28 +384,162 @@ def link_row(rid: str, rtype: str, turn: int, vector: list[float], session: str 
     }
 
 
+BUDGET = "The kitchen renovation budget is 500 dollars."
+
+
 def test_links_follow_the_windows_and_the_cap() -> None:
     from cogmem.consolidate import plan_links
 
     x, y = [1.0, 0.0], [0.0, 1.0]
     rows = [
-        link_row("kf_far", "KeyFact", 0, x),  # similar to the decision, far back
-        link_row("rem_near", "Reminder", 8, y),  # dissimilar, two turns before it
-        link_row("kf_other_session", "KeyFact", 9, y, session="s0"),
-        link_row("decision", "Decision", 10, x),
-        link_row("kf_after", "KeyFact", 11, x),
-        *[link_row(f"todo{i}", "Todo", 20 + i, x) for i in range(8)],
+        link_row("kf_far", "KeyFact", 0, x, BUDGET),  # similar to the decision, far back
+        # dissimilar, two turns before it
+        link_row("rem_near", "Reminder", 8, y, "Remember that the venue closes at 9 pm."),
+        link_row(
+            "kf_other_session", "KeyFact", 9, y, "The train to the venue leaves.", session="s0"
+        ),
+        link_row(
+            "decision",
+            "Decision",
+            10,
+            x,
+            "Because the venue closes at 9 pm and the kitchen budget is 500 dollars, "
+            "we decided to take the train.",
+        ),
+        link_row("kf_after", "KeyFact", 11, x, "The venue closes at 9 pm on Fridays."),
+        *[link_row(f"todo{i}", "Todo", 20 + i, x, f"Todo {i}") for i in range(8)],
+        # close in time and in wording, but no causal cue: no CAUSES
+        link_row("kf_plain", "KeyFact", 39, x, BUDGET),
+        link_row(
+            "decision_plain", "Decision", 40, x, "We decided to keep the kitchen renovation budget."
+        ),
     ]
     config = ConsolidationSettings(max_links_per_record=3, link_window_turns=100)
     plan = plan_links(rows, None, config)
     assert plan.causes == {
-        ("kf_far", "decision"): {"rule": "similarity", "similarity": 1.0},
-        ("rem_near", "decision"): {"rule": "temporal", "similarity": 0.0},
+        ("kf_far", "decision"): {"rule": "similarity", "similarity": 1.0, "cue": "reason"},
+        ("rem_near", "decision"): {"rule": "temporal", "similarity": 0.0, "cue": "reason"},
     }
     # every newer record references at most 3 older ones, and only older ones
     for new in ("todo3", "todo7"):
         assert len([1 for a, _ in plan.references if a == new]) == 3
     assert not any(a == "kf_far" for a, _ in plan.references)
+    assert not any(b == "decision_plain" for _, b in plan.causes)
     narrow = plan_links(rows, None, ConsolidationSettings(link_window_turns=5))
     assert ("kf_far", "decision") not in narrow.causes
     assert ("todo7", "kf_far") not in narrow.references
+
+
+def said(text: str, turn: int, pos: int = 0) -> LinkRecord:
+    from cogmem.consolidate.links import salient_stems
+
+    return LinkRecord(
+        id=f"{turn}-{pos}",
+        type="KeyFact",
+        conversation="c",
+        turn_idx=turn,
+        pos=pos,
+        session_id="s",
+        quote=text,
+        words=content_words(text),
+        stems=salient_stems(text),
+    )
+
+
+@pytest.mark.parametrize(
+    ("cause", "effect", "expected"),
+    [
+        # the reason clause after "because" names the cause (one word of a short clause)
+        (
+            said("My landlord raised the rent again.", 0),
+            said("We decided to move out because the rent went up so much.", 5),
+            "reason",
+        ),
+        (
+            said("My mom has been sick since March.", 2),
+            said("I decided to stay in Boston since my mom is sick.", 3),
+            "reason",
+        ),
+        # the clause before "so" names the cause
+        (
+            said("The venue closes at 9 pm.", 3),
+            said("The venue closes early, so we decided to take the train.", 6),
+            "result",
+        ),
+        # a sentence-initial "So" / "That's why" points at what was just said
+        (
+            said("My mom got sick last month.", 4),
+            said("So I decided to move back home.", 5),
+            "anaphor",
+        ),
+        (
+            said("The agency helps LGBTQ+ folks adopt.", 5, 0),
+            said("That's why I chose them.", 5, 40),
+            "anaphor",
+        ),
+        (
+            said("I lost my job in May.", 7),
+            said("We decided to sell the car because of that.", 8),
+            "anaphor",
+        ),
+        # ... or further back, at something the decision names
+        (
+            said(BUDGET, 0),
+            said("That is why we decided to keep the kitchen renovation under the 500 budget.", 6),
+            "anaphor",
+        ),
+        # the cause announces a result, the decision follows
+        (
+            said("My lease ends in May, so...", 3),
+            said("I decided to move to Austin.", 5),
+            "announce",
+        ),
+        (
+            said("My lease ends in May, which is why I'm looking at flats.", 3),
+            said("We went with the flat near the park.", 4),
+            "announce",
+        ),
+        # -- must not link --
+        # the cue explains the decision by its own clause, which does not name the cause
+        (
+            said("I'm keen on counseling or working in mental health.", 10),
+            said("I chose them 'cause they help LGBTQ+ folks with adoption.", 12),
+            None,
+        ),
+        (
+            said("We looked at the adoption agency's website.", 10),
+            said("I chose the adoption agency because they help LGBTQ+ folks.", 11),
+            None,
+        ),
+        # no cue at all, however close
+        (said("My mom got sick last month.", 4), said("I decided to move back home.", 5), None),
+        # "so" as an intensifier and "since" of time are no cues
+        (said("My car broke down yesterday.", 4), said("So glad we decided to adopt!", 5), None),
+        (
+            said("I sold my first painting in 2019.", 4),
+            said("I've been painting since 2019 and decided to sell my work.", 5),
+            None,
+        ),
+        # "So …" points at the last turn, not at an unrelated record four turns back ...
+        (said("My mom got sick last month.", 0), said("So I decided to move back home.", 4), None),
+        # ... nor at a related one beyond the reach of an anaphor
+        (
+            said(BUDGET, 0),
+            said("That is why we decided to keep the kitchen renovation under budget.", 20),
+            None,
+        ),
+        # an announced result that names something else, or that comes too late
+        (
+            said("My lease ends in May, which is why I'm looking at flats.", 3),
+            said("We decided to adopt a puppy.", 4),
+            None,
+        ),
+        (said("My lease ends in May, so...", 3), said("I decided to move to Austin.", 9), None),
+    ],
+)
+def test_a_causal_cue_must_connect_the_two_records(
+    cause: LinkRecord, effect: LinkRecord, expected: str | None
+) -> None:
+    from cogmem.consolidate.links import cue_connection
+
+    assert cue_connection(cause, effect) == expected

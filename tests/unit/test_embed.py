@@ -236,6 +236,17 @@ def test_threads_setting_gives_same_vectors(embedder: MiniLMEmbedder) -> None:
     assert np.allclose(one, embedder.embed(SENTENCES), atol=1e-5)
 
 
+def test_parallel_batches_give_the_serial_vectors() -> None:
+    """A call of many batches runs them on two workers; the vectors are the serial ones,
+    in input order, duplicates included."""
+    texts = [f"{s} ({i})" for i in range(6) for s in SENTENCES] + [SENTENCES[0]]
+    serial = MiniLMEmbedder(batch_size=4, threads=1).embed(texts)
+    parallel = MiniLMEmbedder(batch_size=4, threads=2).embed(texts)
+    assert np.allclose(parallel, serial, atol=1e-5)
+    assert np.allclose(parallel[-1], serial[-1], atol=1e-5)
+    assert float(parallel[0] @ parallel[1]) < 0.999  # rows are not mixed up
+
+
 def test_thread_limit_without_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)
     limiter = embed_minilm._BlasThreads()

@@ -90,3 +90,131 @@ def test_a_capitalised_word_after_because_is_not_taken_for_a_person(
     text: str, found: set[str]
 ) -> None:
     assert persons(text) == found
+
+
+# -- pronouns and opinion cues ---------------------------------------------------------------
+KNOWN = ("Gunnar", "Rita", "Sam", "Tomas")
+
+
+def claims_in_chat(turns: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    """(source, target, predicate, content) of the claims in the last turn of a chat between
+    Alma and Petra, walked in order by one extractor and one context."""
+    ctx = ExtractionContext(speakers=["Alma", "Petra"])
+    ctx.persons.update(KNOWN)
+    extractor = HeuristicExtractor()
+    found: list[tuple[str, str, str, str]] = []
+    for i, (speaker, text) in enumerate(turns):
+        turn = Turn(
+            conversation="c",
+            session="1",
+            session_index=1,
+            index=i,
+            source_id=f"D1:{i}",
+            speaker=speaker,
+            text=text,
+            at=datetime(2023, 5, 1, tzinfo=UTC),
+        )
+        extraction = extractor.extract(turn, ctx)
+        ctx.observe(turn, extraction)
+        found = [
+            (r.source or "", r.target or "", r.predicate or "", r.content)
+            for r in extraction.records
+            if r.type is RecordType.CLAIM
+        ]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("turns", "target"),
+    [
+        # she, in the next sentence of the same turn (the issue's example)
+        (
+            [("Alma", "Rita fixed my bike last week. I think she is actually very reliable.")],
+            "Rita",
+        ),
+        # he, across turns and speakers
+        ([("Petra", "Tomas came to the party."), ("Alma", "Honestly, he is so funny.")], "Tomas"),
+        # him, across two turns of one speaker
+        ([("Alma", "I met Tomas yesterday."), ("Alma", "I find him rather clever.")], "Tomas"),
+        # her, as an object
+        ([("Alma", "Rita helped me move. I was wrong about her.")], "Rita"),
+        # singular they
+        ([("Alma", "Sam drove me home. They are so thoughtful.")], "Sam"),
+        # two persons named: the subject that opens the sentence …
+        ([("Alma", "Rita called Sam yesterday. She is so kind.")], "Rita"),
+        # … else the one named last
+        ([("Alma", "I had lunch with Rita and Sam. He is so funny.")], "Sam"),
+        # a later sentence naming someone else moves the antecedent
+        (
+            [("Alma", "Rita helped me."), ("Petra", "Sam called me."), ("Alma", "She is kind.")],
+            "Sam",
+        ),
+    ],
+)
+def test_a_pronoun_targets_the_person_last_named(turns: list[tuple[str, str]], target: str) -> None:
+    found = claims_in_chat(turns)
+    assert [(source, tgt) for source, tgt, _, _ in found] == [(turns[-1][0], target)]
+    assert target in found[0][3]  # the content names the person, not the pronoun
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("Alma", "I think she is very reliable.")],  # nobody named before
+        [("Alma", "Thanks, Petra! She is so nice.")],  # the addressee is "you", not "she"
+        [("Alma", "Gunnar ran the Vienna marathon last week.")],  # a report, no opinion
+    ],
+)
+def test_no_antecedent_no_claim(turns: list[tuple[str, str]]) -> None:
+    assert claims_in_chat(turns) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("I find Gunnar rather clever.", "is clever"),
+        ("Gunnar is so generous.", "is generous"),
+        ("Honestly, Gunnar was great at the party.", "is great"),
+        ("I think Gunnar is brave.", "is brave"),
+        ("To be honest, Gunnar is quite stubborn.", "is stubborn"),
+    ],
+)
+def test_opinion_cues_make_claims_not_keyfacts(text: str, predicate: str) -> None:
+    ctx = ExtractionContext(speakers=["Alma", "Petra"])
+    ctx.persons.update(KNOWN)
+    turn = Turn(
+        conversation="c",
+        session="1",
+        session_index=1,
+        index=0,
+        source_id="D1:1",
+        speaker="Alma",
+        text=text,
+        at=datetime(2023, 5, 1, tzinfo=UTC),
+    )
+    records = HeuristicExtractor().extract(turn, ctx).records
+    kinds = {r.type for r in records}
+    assert RecordType.CLAIM in kinds and RecordType.KEYFACT not in kinds
+    claim = next(r for r in records if r.type is RecordType.CLAIM)
+    assert (claim.source, claim.target, claim.predicate) == ("Alma", "Gunnar", predicate)
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("I find Marlene rather rude. She never answers my emails.", "Marlene"),
+        ("Marlene is so generous, she lowered the rent.", "Marlene"),
+        ("I found Teodor really thoughtful yesterday.", "Teodor"),
+    ],
+)
+def test_a_name_judged_with_a_persons_trait_is_a_person_never_named_before(
+    text: str, target: str
+) -> None:
+    assert claims("Alma", text) == [("Alma", target)]
+
+
+@pytest.mark.parametrize(
+    "text", ["I find Python very useful.", "Paris is so lovely in spring.", "Lisbon is so hot."]
+)
+def test_a_thing_judged_is_no_person_and_no_claim_about_one(text: str) -> None:
+    assert claims("Alma", text) == []

@@ -104,7 +104,8 @@ CASES: list[tuple[datetime, str, str | None, datetime, datetime, str]] = [
     (MON, "in May", "past", at(2023, 5, 1), at(2023, 6, 1), "month"),
     (MON, "in May", "future", at(2024, 5, 1), at(2024, 6, 1), "month"),
     (MON, "in May", "present", at(2023, 5, 1), at(2023, 6, 1), "month"),
-    (MON, "in June", None, at(2022, 6, 1), at(2022, 7, 1), "month"),
+    (MON, "in June", "past", at(2022, 6, 1), at(2022, 7, 1), "month"),
+    (MON, "in June", None, at(2023, 6, 1), at(2023, 7, 1), "month"),  # the nearest
     (MON, "in June", "future", at(2023, 6, 1), at(2023, 7, 1), "month"),
     (MON, "last May", None, at(2022, 5, 1), at(2022, 6, 1), "month"),
     (MON, "next June", None, at(2023, 6, 1), at(2023, 7, 1), "month"),
@@ -362,6 +363,87 @@ def test_decade_is_not_an_age() -> None:
     assert _spans("Back in my 20s I lived in the 90s style.") == ["in the 90s"]
 
 
+# --------------------------------------------------------------------------- tense decides
+
+MAY24 = at(2024, 5, 13, 18, 30)  # Monday 13 May 2024 (1 May 2024 is a Wednesday)
+JUN24 = at(2024, 6, 17, 19, 0)  # Monday 17 June 2024 (1 June 2024 is a Saturday)
+WED24 = at(2024, 6, 19, 12, 0)  # Wednesday 19 June 2024
+
+# A month, weekday or date without a year, in a whole sentence whose tense is inferred:
+# past -> the most recent past one, future or modal -> the next one, present or unknown ->
+# the nearest one. (anchor, sentence, the mention, start, end)
+TENSE_CASES: list[tuple[datetime, str, str, datetime, datetime]] = [
+    # months: modal and future cues look forward, the past looks back
+    (MAY24, "I have to get a visa before the conference in October.", "in October",
+     at(2024, 10, 1), at(2024, 11, 1)),
+    (MAY24, "I went to a conference in October.", "in October", at(2023, 10, 1),
+     at(2023, 11, 1)),
+    (MAY24, "The conference is in October.", "in October", at(2024, 10, 1), at(2024, 11, 1)),
+    (MAY24, "The conference is in March.", "in March", at(2024, 3, 1), at(2024, 4, 1)),
+    (MAY24, "The conference was in March.", "in March", at(2024, 3, 1), at(2024, 4, 1)),
+    (MAY24, "We need to renew the lease in March.", "in March", at(2025, 3, 1),
+     at(2025, 4, 1)),
+    (MAY24, "You must see the tulips in April.", "in April", at(2025, 4, 1), at(2025, 5, 1)),
+    (JAN, "I have to pay the deposit in December.", "in December", at(2024, 12, 1),
+     at(2025, 1, 1)),
+    (JAN, "The deposit is due in December.", "in December", at(2023, 12, 1), at(2024, 1, 1)),
+    # "next month" stays relative to the anchor whatever the tense
+    (MAY24, "Next month we move to Leeds.", "Next month", at(2024, 6, 1), at(2024, 7, 1)),
+    # weekdays: a scheduled present ("we fly out") and a progressive arrangement look ahead
+    (JUN24, "We fly out on Friday!", "on Friday", at(2024, 6, 21), at(2024, 6, 22)),
+    (MAY24, "We fly out on Friday.", "on Friday", at(2024, 5, 17), at(2024, 5, 18)),
+    (JUN24, "We flew out on Friday.", "on Friday", at(2024, 6, 14), at(2024, 6, 15)),
+    (JUN24, "I'm meeting Clara on Friday.", "on Friday", at(2024, 6, 21), at(2024, 6, 22)),
+    (JUN24, "You should call her on Thursday.", "on Thursday", at(2024, 6, 20),
+     at(2024, 6, 21)),
+    (JUN24, "The party was on Saturday.", "on Saturday", at(2024, 6, 15), at(2024, 6, 16)),
+    (WED24, "My sister's party is on Saturday.", "on Saturday", at(2024, 6, 22),
+     at(2024, 6, 23)),
+    (JUN24, "The market is on Saturday.", "on Saturday", at(2024, 6, 15), at(2024, 6, 16)),
+    # dates in other styles
+    (MAY24, "I must hand in the report on the 3rd.", "on the 3rd", at(2024, 6, 3),
+     at(2024, 6, 4)),
+    (MAY24, "I handed in the report on the 3rd.", "on the 3rd", at(2024, 5, 3),
+     at(2024, 5, 4)),
+    (MAY24, "My birthday is on 2 January.", "on 2 January", at(2024, 1, 2), at(2024, 1, 3)),
+    (MAY24, "I'll see you on 2 January.", "on 2 January", at(2025, 1, 2), at(2025, 1, 3)),
+    (MAY24, "We should repaint the kitchen on April 1st.", "on April 1st", at(2025, 4, 1),
+     at(2025, 4, 2)),
+    (MAY24, "We repainted the kitchen on April 1st.", "on April 1st", at(2024, 4, 1),
+     at(2024, 4, 2)),
+    (JUN24, "It starts on 14 October in Vienna.", "on 14 October", at(2024, 10, 14),
+     at(2024, 10, 15)),
+    (JAN, "Her birthday is Feb 29.", "Feb 29", at(2024, 2, 29), at(2024, 3, 1)),
+    # holidays and seasons
+    (MAY24, "We're flying to Oslo for Christmas.", "for Christmas", at(2024, 12, 25),
+     at(2024, 12, 26)),
+    (MAY24, "We flew to Oslo for Christmas.", "for Christmas", at(2023, 12, 25),
+     at(2023, 12, 26)),
+    (MAY24, "We have to fix the roof in the winter.", "in the winter", at(2024, 12, 1),
+     at(2025, 3, 1)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", TENSE_CASES, ids=[f"{c[0]:%d%b%Y}-{c[1]}" for c in TENSE_CASES])
+def test_tense_decides_the_direction(case: tuple[datetime, str, str, datetime, datetime]) -> None:
+    anchor, sentence, words, start, end = case
+    found = find_time_expressions(sentence, anchor)
+    assert [m.text for m in found] == [words]
+    assert (found[0].range.start, found[0].range.end) == (start, end)
+
+
+def test_an_explicit_unknown_tense_means_the_nearest() -> None:
+    # from Monday 17 June 2024: last Friday is 3 days back, the next one 4 days ahead
+    got = resolve("on Friday", JUN24, None)
+    assert got is not None and got.start == at(2024, 6, 14)
+    # from Wednesday 19 June 2024 the next Friday is the nearer one
+    got = resolve("on Friday", WED24, None)
+    assert got is not None and got.start == at(2024, 6, 21)
+    # a six-month tie goes to the past: July from January
+    got = resolve("in July", JAN, None)
+    assert got is not None and got.start == at(2023, 7, 1)
+
+
 # --------------------------------------------------------------------------- session dates
 
 
@@ -473,6 +555,13 @@ def test_question_window_covers_several_mentions() -> None:
         ("I'm so excited to see you next week!", "future"),
         ("I'll call you tomorrow.", "future"),
         ("I am painting right now.", "present"),
+        ("I have to get a visa before the conference.", "future"),
+        ("We need to renew the lease.", "future"),
+        ("You should call her.", "future"),
+        ("We fly out on Friday!", "future"),
+        ("Clara and I are spending a week in Lisbon.", "future"),
+        ("The view is amazing.", "present"),
+        ("I had to leave early.", "past"),
         ("Hello there!", None),
     ],
 )

@@ -1,0 +1,224 @@
+"""The operations both services offer, as a thin shell over :class:`~cogmem.api.Memory`.
+
+One :class:`Service` per process: one base Memory (one driver pool, one embedder loaded
+once), a Memory per group from :meth:`~cogmem.api.Memory.for_group`, and a bounded worker
+pool — every blocking call runs on at most ``Limits.workers`` threads, waits at most
+``Limits.timeout_s``, and a Neo4j that is down or slow becomes :class:`Unavailable` (503
+with the reason), never a hang.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+from pydantic import BaseModel, Field
+
+from cogmem.api import Memory
+from cogmem.models import Evidence
+from cogmem.service.tokens import Grant, TokenStore
+from cogmem.store import StoreError, Unreachable
+
+log = logging.getLogger("cogmem.service")
+T = TypeVar("T")
+
+
+class Limits(BaseModel):
+    """How much one process takes on."""
+
+    workers: int = Field(default=8, ge=1, le=256, description="threads for blocking calls")
+    timeout_s: float = Field(default=60.0, gt=0, description="longest wait for one call")
+    max_body_bytes: int = Field(default=1 << 20, ge=1024, description="JSON request bodies")
+    max_upload_bytes: int = Field(default=32 << 20, ge=1024, description="ingest uploads")
+    health_timeout_s: float = Field(default=5.0, gt=0)
+
+
+class Unavailable(RuntimeError):
+    """Neo4j is down or too slow, or the pool is saturated: HTTP 503 with this reason."""
+
+
+class Forbidden(PermissionError):
+    """The caller's grant does not allow this (another group, a write when read-only)."""
+
+
+class EvidenceOut(BaseModel):
+    """One piece of evidence: what was said, by whom, when, in which turn, verbatim."""
+
+    type: str
+    content: str
+    quote: str | None = Field(default=None, description="the verbatim span of the turn")
+    speaker: str | None = None
+    time: datetime | None = Field(default=None, description="when the turn was said")
+    turn_id: str | None = Field(default=None, description="the source's id of the turn")
+    turn_node_id: str | None = None
+    record_id: str
+    score: float
+    status: str | None = None
+
+    @classmethod
+    def of(cls, ev: Evidence) -> EvidenceOut:
+        return cls(
+            type=ev.type,
+            content=ev.content,
+            quote=ev.quote or ev.turn_text,
+            speaker=ev.speaker,
+            time=ev.turn_at,
+            turn_id=ev.turn_source_id,
+            turn_node_id=ev.turn_id,
+            record_id=ev.record_id,
+            score=round(ev.score, 4),
+            status=ev.status,
+        )
+
+
+class Remembered(BaseModel):
+    group: str
+    conversation: str
+    turns: int
+    records: dict[str, int]
+
+
+class ContextOut(BaseModel):
+    text: str
+    tokens: int
+    budget: int
+    evidence: list[EvidenceOut]
+
+
+class AnswerOut(BaseModel):
+    answer: str
+    intent: str | None
+    evidence: list[EvidenceOut]
+
+
+class IngestOut(BaseModel):
+    group: str
+    format: str | None
+    conversations: int
+    turns: int
+    records: dict[str, int]
+    skipped_turns: int
+
+
+class Service:
+    """The operations, each checked against a :class:`Grant` and run in the pool."""
+
+    def __init__(self, memory: Memory, limits: Limits | None = None, allow_forget: bool = False):
+        self.memory = memory
+        self.limits = limits or Limits()
+        self.allow_forget = allow_forget
+        self.tokens = TokenStore(memory.store)
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._groups: dict[str, Memory] = {}
+        self._lock = threading.Lock()
+
+    # -- plumbing --------------------------------------------------------------------
+    def limiter(self) -> anyio.CapacityLimiter:
+        """The worker pool's bound (created inside the event loop on first use)."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.limits.workers)
+        return self._limiter
+
+    def for_group(self, group: str) -> Memory:
+        with self._lock:
+            mem = self._groups.get(group)
+            if mem is None:
+                mem = self._groups[group] = self.memory.for_group(group)
+            return mem
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a blocking call on the bounded pool; Neo4j trouble → :class:`Unavailable`."""
+        timeout = self.limits.timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                return await anyio.to_thread.run_sync(
+                    functools.partial(fn, *args, **kwargs),
+                    limiter=self.limiter(),
+                    abandon_on_cancel=True,
+                )
+        except TimeoutError:
+            raise Unavailable(f"no answer within {timeout:.0f} s (Neo4j slow or busy)") from None
+        except Unreachable as exc:
+            raise Unavailable(str(exc)) from None
+        except StoreError as exc:
+            raise Unavailable(f"Neo4j error: {exc}") from None
+
+    def authorize(self, grant: Grant, group: str, write: bool = False) -> Memory:
+        if not grant.allows(group):
+            raise Forbidden(f"this token may not use group {group!r}")
+        if write and not grant.may_write():
+            raise Forbidden("this token is read-only")
+        return self.for_group(group)
+
+    def health(self) -> dict[str, Any]:
+        self.memory.ping()
+        return {"status": "ok", "neo4j": self.memory.settings.neo4j_uri}
+
+    # -- operations (blocking; run them through `call`) ------------------------------
+    def remember(
+        self,
+        grant: Grant,
+        group: str,
+        speaker: str,
+        text: str,
+        time: datetime | None = None,
+        conversation: str = "live",
+    ) -> Remembered:
+        mem = self.authorize(grant, group, write=True)
+        at = time if time is None or time.tzinfo else time.replace(tzinfo=UTC)
+        summary = mem.add_turn(speaker=speaker, text=text, at=at, conversation=conversation)
+        return Remembered(
+            group=mem.group, conversation=conversation, turns=summary.turns, records=summary.records
+        )
+
+    def search(self, grant: Grant, group: str, query: str, k: int = 10) -> list[EvidenceOut]:
+        mem = self.authorize(grant, group)
+        return [EvidenceOut.of(ev) for ev in mem.search(query, k=k)]
+
+    def context(
+        self, grant: Grant, group: str, query: str, budget_tokens: int = 2000
+    ) -> ContextOut:
+        mem = self.authorize(grant, group)
+        block = mem.context_block(query, budget_tokens=budget_tokens)
+        return ContextOut(
+            text=block.text,
+            tokens=block.tokens,
+            budget=block.budget,
+            evidence=[EvidenceOut.of(ev) for ev in block.included],
+        )
+
+    def ask(self, grant: Grant, group: str, question: str, k: int = 10) -> AnswerOut:
+        mem = self.authorize(grant, group)
+        answer = mem.ask(question, k=k)
+        return AnswerOut(
+            answer=answer.text,
+            intent=answer.intent,
+            evidence=[EvidenceOut.of(ev) for ev in answer.evidence],
+        )
+
+    def ingest(self, grant: Grant, group: str, path: Path, fmt: str = "auto") -> IngestOut:
+        mem = self.authorize(grant, group, write=True)
+        s = mem.ingest(path, fmt=fmt)
+        return IngestOut(
+            group=mem.group,
+            format=s.format,
+            conversations=s.conversations,
+            turns=s.turns,
+            records=s.records,
+            skipped_turns=s.skipped_turns,
+        )
+
+    def forget(self, grant: Grant, group: str) -> int:
+        if not self.allow_forget:
+            raise Forbidden("forgetting a group is off (start the server with --allow-forget)")
+        mem = self.authorize(grant, group, write=True)
+        deleted = mem.forget()
+        log.info("forgot group %s (%d nodes)", mem.group, deleted)
+        return deleted

@@ -1,0 +1,203 @@
+"""``cogmem serve``: the HTTP API (FastAPI), a thin shell over :class:`Service`.
+
+Every route but ``/healthz`` and the docs needs ``Authorization: Bearer <token>`` (unless
+the server runs without auth, loopback only); the ``{group}`` in the path must be the
+token's group (else 403) and writes need a token that is not read-only. Errors are JSON
+(``{"detail": …}``); Neo4j down or slow is 503 with the reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from cogmem.ingest import ReaderError
+from cogmem.service.core import (
+    AnswerOut,
+    ContextOut,
+    EvidenceOut,
+    Forbidden,
+    IngestOut,
+    Remembered,
+    Service,
+    Unavailable,
+)
+from cogmem.service.limits import GRANT_KEY, BearerAuth, BodyLimit
+from cogmem.service.tokens import Grant
+
+log = logging.getLogger("cogmem.service")
+PUBLIC = ("/healthz", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc")
+GroupPath = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class TurnIn(BaseModel):
+    speaker: str = Field(min_length=1, max_length=200, description="who said it")
+    text: str = Field(min_length=1, max_length=100_000, description="what was said, verbatim")
+    time: datetime | None = Field(default=None, description="when (ISO-8601; default: now, UTC)")
+    conversation: str = Field(default="live", min_length=1, max_length=200)
+
+
+class SearchIn(BaseModel):
+    query: str = Field(max_length=20_000)
+    k: int = Field(default=10, ge=1, le=100)
+
+
+class ContextIn(BaseModel):
+    query: str = Field(max_length=20_000)
+    budget_tokens: int = Field(default=2000, ge=1, le=100_000)
+
+
+class AskIn(BaseModel):
+    question: str = Field(max_length=20_000)
+    k: int = Field(default=10, ge=1, le=100)
+
+
+class SearchOut(BaseModel):
+    group: str
+    evidence: list[EvidenceOut]
+
+
+class Forgotten(BaseModel):
+    group: str
+    deleted: int
+
+
+def _grant(request: Request) -> Grant:
+    grant = request.scope.get(GRANT_KEY)
+    if not isinstance(grant, Grant):  # BearerAuth always sets it; never trust its absence
+        raise HTTPException(401, "missing bearer token")
+    return grant
+
+
+def create_app(service: Service, auth: bool = True, default_group: str | None = None) -> Any:
+    """The ASGI app: FastAPI routes wrapped in the auth and size guards."""
+    api = FastAPI(
+        title="cogmem",
+        version="1",
+        description=(
+            "Long-term, provenance-aware memory for LLM conversations. Every route under "
+            "/v1 needs `Authorization: Bearer <token>` (`cogmem token create --group G`); "
+            "a token reaches its own group only."
+        ),
+    )
+
+    @api.exception_handler(Unavailable)
+    async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
+
+    @api.exception_handler(Forbidden)
+    async def _forbidden(_: Request, exc: Forbidden) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=403)
+
+    @api.exception_handler(ValueError)  # ConfigError, ReaderError, QuestionError, …
+    async def _bad_input(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @api.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()[:10]
+        ]
+        return JSONResponse({"detail": "invalid request", "errors": errors}, status_code=422)
+
+    @api.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected %s: %s", type(exc).__name__, exc)
+        return JSONResponse({"detail": f"internal error ({type(exc).__name__})"}, 500)
+
+    @api.get("/healthz", summary="Is the service up and Neo4j reachable?")
+    async def healthz() -> JSONResponse:
+        try:
+            with_timeout = service.limits.health_timeout_s
+            import anyio
+
+            with anyio.fail_after(with_timeout):
+                body = await service.call(service.health)
+        except (Unavailable, TimeoutError) as exc:
+            reason = str(exc) or f"no answer within {service.limits.health_timeout_s:.0f} s"
+            return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
+        return JSONResponse(body)
+
+    @api.get("/v1/groups", summary="The groups this token may use")
+    async def list_groups(request: Request) -> dict[str, list[str]]:
+        grant = _grant(request)
+        if grant.any_group:
+            return {"groups": [default_group] if default_group else []}
+        return {"groups": [grant.group]}
+
+    @api.post("/v1/groups/{group}/turns", summary="Remember one turn", status_code=201)
+    async def remember(group: GroupPath, body: TurnIn, request: Request) -> Remembered:
+        grant = _grant(request)
+        service.authorize(grant, group, write=True)
+        return await service.call(
+            service.remember, grant, group, body.speaker, body.text, body.time, body.conversation
+        )
+
+    @api.post("/v1/groups/{group}/search", summary="Ranked, grounded evidence")
+    async def search(group: GroupPath, body: SearchIn, request: Request) -> SearchOut:
+        grant = _grant(request)
+        service.authorize(grant, group)
+        found = await service.call(service.search, grant, group, body.query, body.k)
+        return SearchOut(group=group, evidence=found)
+
+    @api.post("/v1/groups/{group}/context", summary="A prompt block under a token budget")
+    async def context(group: GroupPath, body: ContextIn, request: Request) -> ContextOut:
+        grant = _grant(request)
+        service.authorize(grant, group)
+        return await service.call(service.context, grant, group, body.query, body.budget_tokens)
+
+    @api.post("/v1/groups/{group}/ask", summary="An answer from memory, with its evidence")
+    async def ask(group: GroupPath, body: AskIn, request: Request) -> AnswerOut:
+        grant = _grant(request)
+        service.authorize(grant, group)
+        return await service.call(service.ask, grant, group, body.question, body.k)
+
+    @api.post("/v1/groups/{group}/ingest", summary="Ingest an uploaded file", status_code=201)
+    async def ingest(
+        group: GroupPath,
+        request: Request,
+        file: Annotated[UploadFile, File(description="LoCoMo JSON, JSONL chat, OpenAI")],
+        format: Annotated[str, Form(description="auto | locomo | jsonl | openai")] = "auto",
+    ) -> IngestOut:
+        grant = _grant(request)
+        service.authorize(grant, group, write=True)
+        suffix = Path(file.filename or "upload").suffix[:10]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"upload{suffix}"
+            path.write_bytes(await file.read())
+            try:
+                return await service.call(service.ingest, grant, group, path, format)
+            except ReaderError as exc:  # name the upload, not the server's temporary file
+                detail = str(exc).replace(str(path), file.filename or "upload")
+                return JSONResponse({"detail": detail}, status_code=400)  # type: ignore[return-value]
+
+    @api.delete("/v1/groups/{group}", summary="Forget a group (needs --allow-forget)")
+    async def forget(group: GroupPath, request: Request) -> Forgotten:
+        grant = _grant(request)
+        if not service.allow_forget:
+            raise Forbidden("forgetting a group is off (start the server with --allow-forget)")
+        service.authorize(grant, group, write=True)
+        return Forgotten(group=group, deleted=await service.call(service.forget, grant, group))
+
+    default = None if auth else Grant(group=default_group or "default", any_group=True)
+    guarded = BearerAuth(
+        api,
+        service.tokens if auth else None,
+        default=default,
+        public=PUBLIC,
+        check=lambda fn: service.call(fn),
+    )
+    return BodyLimit(
+        guarded,
+        limit=service.limits.max_body_bytes,
+        upload_limit=service.limits.max_upload_bytes,
+        upload_suffix="/ingest",
+    )

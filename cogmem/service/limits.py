@@ -1,0 +1,156 @@
+"""ASGI guards shared by both HTTP transports: request size limits, bearer-token auth, and
+the rule that a server without auth listens on loopback only."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from cogmem.config import ConfigError
+from cogmem.service.tokens import Grant, TokenStore, bearer
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+log = logging.getLogger("cogmem.service")
+GRANT_KEY = "cogmem.grant"
+
+
+class BindRefused(ConfigError):
+    """A server without auth was asked to listen beyond loopback."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, auth: bool) -> None:
+    if not auth and not is_loopback(host):
+        raise BindRefused(
+            f"refusing to listen on {host} without authentication: bind to 127.0.0.1, or "
+            "create a token (`cogmem token create --group G`) and leave auth on"
+        )
+
+
+async def send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+class BodyLimit:
+    """413 for a request body over ``limit`` bytes (``upload_limit`` on upload paths), by
+    its Content-Length or, when streamed without one, as soon as it passes the limit."""
+
+    def __init__(
+        self, app: ASGIApp, limit: int, upload_limit: int | None = None, upload_suffix: str = ""
+    ):
+        self.app = app
+        self.limit = limit
+        self.upload_limit = upload_limit or limit
+        self.upload_suffix = upload_suffix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = str(scope.get("path", ""))
+        upload = bool(self.upload_suffix) and path.endswith(self.upload_suffix)
+        limit = self.upload_limit if upload else self.limit
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        too_large = {"detail": f"request body over {limit} bytes", "limit": limit}
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await send_json(send, 413, too_large)
+            return
+        if declared is not None:  # the server (h11) holds the client to its Content-Length
+            await self.app(scope, receive, send)
+            return
+        # streamed (chunked) body: read it up to the limit first, then replay it
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, receive, send)  # a disconnect: let the app see it
+                return
+            body += message.get("body", b"")
+            if len(body) > limit:
+                await send_json(send, 413, too_large)
+                return
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class BearerAuth:
+    """Puts the caller's :class:`Grant` in ``scope["cogmem.grant"]``: from the bearer token,
+    or ``default`` when auth is off. Paths in ``public`` need no token. A missing or unknown
+    token gets 401; a database that cannot check it gets 503. The token is never logged."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        tokens: TokenStore | None,
+        default: Grant | None = None,
+        public: tuple[str, ...] = (),
+        check: Callable[[Callable[[], Grant | None]], Awaitable[Grant | None]] | None = None,
+    ):
+        if tokens is None and default is None:
+            raise ValueError("BearerAuth needs a token store or a default grant")
+        self.app = app
+        self.tokens = tokens
+        self.default = default
+        self.public = public
+        self.check = check
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope.get("path", "")) in self.public:
+            await self.app(scope, receive, send)
+            return
+        if self.tokens is None:
+            scope[GRANT_KEY] = self.default
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        raw = headers.get(b"authorization")
+        secret = bearer(raw.decode("latin-1") if raw else None)
+        if secret is None:
+            await send_json(send, 401, {"detail": "missing bearer token"})
+            return
+        tokens = self.tokens
+        try:
+            if self.check is not None:
+                grant = await self.check(lambda: tokens.verify(secret))
+            else:
+                grant = tokens.verify(secret)
+        except Exception as exc:  # Unavailable, StoreError: the reason, never the token
+            await send_json(send, 503, {"detail": f"cannot check the token: {exc}"})
+            return
+        if grant is None:
+            await send_json(send, 401, {"detail": "unknown or revoked token"})
+            return
+        scope[GRANT_KEY] = grant
+        await self.app(scope, receive, send)
