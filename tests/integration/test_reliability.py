@@ -130,7 +130,7 @@ QUESTIONS = {
 
 
 @pytest.mark.parametrize("name", list(QUESTIONS))
-def test_odd_questions_get_answers_through_the_cli(
+def test_odd_questions_get_answers_or_one_line_through_the_cli(
     cli: Callable[..., Any], store: Store, name: str
 ) -> None:
     question = QUESTIONS[name]
@@ -141,6 +141,11 @@ def test_odd_questions_get_answers_through_the_cli(
         ("ask", question, "--json"),
     ):
         result = cli(*args)
+        if not question.strip():  # nothing to ask: one line, exit 1, no traceback
+            assert result.exit_code == 1, (args[0], result.output)
+            assert "question is empty" in result.output
+            assert "Traceback" not in result.output and len(result.output.splitlines()) == 1
+            continue
         assert result.exit_code == 0, (args[0], result.output)
         data = json.loads(result.stdout)
         assert data["evidence"], args[0]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cogmem.api import Memory
+from cogmem.api import Memory, QuestionError
 from cogmem.cli import app
 from cogmem.config import Settings, load_settings
 from cogmem.models import RelType
@@ -233,6 +233,11 @@ def test_hostile_questions_and_llm_plans_change_nothing(
     for name, question in HOSTILE_QUESTIONS.items():
         for mem in (offline, online):
             where = f"{name} ({mem.settings.llm})"
+            if not question.strip():  # nothing to ask: refused, nothing read or written
+                for call in (mem.search, mem.context, mem.ask):
+                    with pytest.raises(QuestionError):
+                        call(question)
+                continue
             evidence = mem.search(question, k=5)
             assert evidence and {e.turn_id for e in evidence} <= turns, where
             assert "quote:" in mem.context(question, budget_tokens=500), where

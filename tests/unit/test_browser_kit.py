@@ -127,6 +127,7 @@ def test_launch_says_where_the_password_is_and_never_what(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    monkeypatch.delenv("NEO4J_URI", raising=False)  # CI exports the suite's server
     config = tmp_path / "config.toml"
     monkeypatch.setenv("COGMEM_CONFIG", str(config))
     write_config_file({"neo4j_uri": "bolt://127.0.0.1:7999", "neo4j_password": "s3cret-pw"})
