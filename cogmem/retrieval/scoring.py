@@ -98,10 +98,14 @@ class RankWeights(BaseModel):
     """Raise (1 + speaker) for turns of the one person a question names."""
     question: float = 0.1
     """Damping (1 - question) of a turn that mostly asks: its answer is the evidence."""
-    pool: int = 300
-    """Candidates per index (lexical, vector) that Anchor gathers."""
-    ground: int = 100
-    """At least this many top turns are grounded (see :func:`ground_pool`)."""
+    pool: int = 100
+    """Candidates per index (lexical, vector) that Anchor gathers. 100, not 300: chosen
+    cross-validated on both dev conversations (benchmarks/results/tune_pool.md: held-out
+    R@10 79.4 / 79.7 vs 79.1 / 79.6 at 300) and 1.7× faster a search; a deeper pool only
+    adds weak candidates that the ranking then has to beat."""
+    ground: int = 50
+    """At least this many top turns are grounded (see :func:`ground_pool`). 50 ties 100 on
+    held-out recall (benchmarks/results/tune_pool.md) and reads half the rows."""
     drop_names: bool = True
     """Leave the asked persons' names out of the lexical query: the speaker weight covers
     them, and a name matches nearly every turn of its speaker."""
