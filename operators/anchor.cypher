@@ -3,21 +3,24 @@
 // and by vector similarity to $vector. $records / $turns switch the two halves on.
 //
 // Vector half, per label: the shared HNSW index over-fetches $k neighbours and keeps the
-// group's best $limit. When fewer than $limit of them belong to the group — other groups
-// crowd the index, or the group is smaller than $limit — an exact cosine scan over the
-// group's own nodes (through the group_id range index) replaces them: it cannot be
-// crowded, and a group that the index serves never pays for it. Only what the ranking
+// group's best $limit (of $types). When fewer than $limit of them belong to the group —
+// other groups crowd the index, or the group is smaller than $limit — an exact cosine scan
+// over the group's own nodes (through the group_id range index) replaces them: it cannot be
+// crowded, and a group that the index serves never pays for it. The test counts the
+// group's neighbours of ANY type: a selective $types in a large group is not crowding,
+// and must not turn every typed search into a scan of the whole group. Only what the ranking
 // reads comes back: ids, types, short fields and scores, no vectors.
 CALL () {
   WITH 1 AS one
   WHERE $records
   CALL db.index.vector.queryNodes('memory_embedding', $k, $vector)
   YIELD node, score
-  WHERE node.group_id = $group AND ($types IS NULL OR node.type IN $types)
+  WHERE node.group_id = $group
   WITH node, score
   ORDER BY score DESC
-  LIMIT $limit
-  RETURN collect({node: node, score: score}) AS record_hits
+  WITH collect({node: node, score: score}) AS mine
+  RETURN size(mine) AS record_group_hits,
+         [hit IN mine WHERE $types IS NULL OR hit.node.type IN $types][..$limit] AS record_hits
 }
 CALL () {
   WITH 1 AS one
@@ -31,7 +34,7 @@ CALL () {
   RETURN collect({node: node, score: score}) AS turn_hits
 }
 WITH record_hits, turn_hits,
-     $records AND size(record_hits) < $limit AS scan_records,
+     $records AND record_group_hits < $limit AS scan_records,
      $turns AND size(turn_hits) < $limit AS scan_turns
 CALL (record_hits, turn_hits, scan_records, scan_turns) {
   WITH $query AS q
