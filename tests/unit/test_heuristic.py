@@ -9,12 +9,13 @@ import pytest
 
 from cogmem.extract import ExtractionContext, HeuristicExtractor
 from cogmem.extract.heuristic import third_person
-from cogmem.models import RecordType, Turn
+from cogmem.models import ExtractedRecord, RecordType, Turn
 
 pytestmark = pytest.mark.unit
 
 
-def claims(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+def extract(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[ExtractedRecord]:
+    """The records the offline extractor finds in one turn of Alma and Petra's chat."""
     ctx = ExtractionContext(speakers=["Alma", "Petra"])
     ctx.persons.update(known)
     turn = Turn(
@@ -27,7 +28,11 @@ def claims(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[tuple[s
         text=text,
         at=datetime(2023, 5, 1, tzinfo=UTC),
     )
-    records = HeuristicExtractor().extract(turn, ctx).records
+    return HeuristicExtractor().extract(turn, ctx).records
+
+
+def claims(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    records = extract(speaker, text, known)
     return [(r.source or "", r.target or "") for r in records if r.type is RecordType.CLAIM]
 
 
@@ -180,19 +185,7 @@ def test_no_antecedent_no_claim(turns: list[tuple[str, str]]) -> None:
     ],
 )
 def test_opinion_cues_make_claims_not_keyfacts(text: str, predicate: str) -> None:
-    ctx = ExtractionContext(speakers=["Alma", "Petra"])
-    ctx.persons.update(KNOWN)
-    turn = Turn(
-        conversation="c",
-        session="1",
-        session_index=1,
-        index=0,
-        source_id="D1:1",
-        speaker="Alma",
-        text=text,
-        at=datetime(2023, 5, 1, tzinfo=UTC),
-    )
-    records = HeuristicExtractor().extract(turn, ctx).records
+    records = extract("Alma", text, KNOWN)
     kinds = {r.type for r in records}
     assert RecordType.CLAIM in kinds and RecordType.KEYFACT not in kinds
     claim = next(r for r in records if r.type is RecordType.CLAIM)
