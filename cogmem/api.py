@@ -484,6 +484,7 @@ class Memory:
             n = int(deleted[0]["deleted"]) if deleted else 0
             total += n
             if n == 0:
+                self.store.write("admin/forget_group_vectors", group=self.group)
                 return total
 
 

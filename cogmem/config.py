@@ -25,6 +25,7 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "embedder_path": ("COGMEM_EMBEDDER_PATH",),
     "embed_batch_size": ("COGMEM_EMBED_BATCH_SIZE",),
     "embed_threads": ("COGMEM_EMBED_THREADS",),
+    "vector_cache_mb": ("COGMEM_VECTOR_CACHE_MB",),
     "llm": ("COGMEM_LLM",),
     "llm_base_url": ("COGMEM_LLM_BASE_URL", "OPENAI_BASE_URL"),
     "llm_model": ("COGMEM_LLM_MODEL",),
@@ -101,6 +102,8 @@ class Settings(BaseModel):
     embedder_path: str | None = None
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     embed_threads: int = Field(default=0, ge=0, le=256)
+    #: in-process copies of groups' vectors for search (cogmem.retrieval.vectors), in MiB
+    vector_cache_mb: int = Field(default=512, ge=1, le=1 << 20)
     llm: Literal["none", "openai"] = "none"
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"

@@ -52,8 +52,13 @@ class Unreachable(StoreError):
     pass
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
     """Driver values → plain Python (neo4j temporal types become datetime/date)."""
+    if type(value) in _SCALARS:  # most values: returned as they are, cheaply
+        return value
     if isinstance(value, neo4j_time.DateTime | neo4j_time.Date | neo4j_time.Time):
         return value.to_native()
     if isinstance(value, neo4j_time.Duration):

@@ -3,12 +3,18 @@
 // source event and (Fact)-[:EVIDENCED_BY]->(Turn) for each turn that evidences those events.
 // Rows: {id, person_id, concept_id, event_ids, props}. Only nodes of $group_id are touched;
 // every write is a MERGE, so a repeated row changes nothing but the properties it sets.
+// Every write that adds or replaces vectors bumps the group's vector sequence (one
+// :CogmemMeta node per group, locked until commit, so writes of a group number in commit
+// order) and stamps its nodes with it: searches refresh their in-process vectors by it.
+MERGE (vs:CogmemMeta {key: 'vectors:' + $group_id})
+SET vs.seq = coalesce(vs.seq, 0) + 1
+WITH vs.seq AS vseq
 UNWIND $facts AS r
 MATCH (p:Memory:Person {id: r.person_id, group_id: $group_id})
 MATCH (c:Memory:Concept {id: r.concept_id, group_id: $group_id})
 MERGE (f:Memory {id: r.id})
 ON CREATE SET f.created_at = datetime()
-SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true
+SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true, f.vseq = vseq
 MERGE (p)-[:HAS_FACT]->(f)
 MERGE (f)-[:ABOUT]->(c)
 WITH f, r

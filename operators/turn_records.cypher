@@ -1,10 +1,8 @@
-// The records evidenced by turns $ids (to show a turn through its typed records), with
-// their similarity to the question vector.
+// The records evidenced by turns $ids (to show a turn through its typed records); their
+// similarity to the question comes from the caller's in-process vectors.
 MATCH (m:Memory)-[:EVIDENCED_BY]->(t:Turn)
 WHERE t.id IN $ids AND t.group_id = $group AND NOT m.type IN ['Person', 'Concept']
 RETURN t.id AS turn_id, m.id AS id, m.type AS type, m.content AS content, m.quote AS quote,
        m.speaker AS speaker, m.subject AS subject, m.source AS source, m.target AS target,
        m.status AS status, m.time_start.epochSeconds AS time_start_s, m.time_end.epochSeconds AS time_end_s,
-       m.time_text AS time_text, m.confidence AS confidence,
-       CASE WHEN m.embedding IS NULL THEN 0.0
-            ELSE vector.similarity.cosine(m.embedding, $vector) END AS vector
+       m.time_text AS time_text, m.confidence AS confidence

@@ -180,10 +180,10 @@ class Ingestor:
                 embed_started = time.perf_counter()
                 self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
                 summary.embed_seconds += time.perf_counter() - embed_started
-                steps = [
-                    ("ingest/merge_turns", {"turns": rows.turns}),
+                steps: list[tuple[str, dict[str, Any]]] = [
+                    ("ingest/merge_turns", {"turns": rows.turns, "group": self.group}),
                     ("ingest/link_next", {"pairs": rows.next_pairs}),
-                    ("ingest/merge_records", {"records": rows.records}),
+                    ("ingest/merge_records", {"records": rows.records, "group": self.group}),
                     ("ingest/merge_edges", {"edges": rows.edges}),
                 ]
                 if pending is not None:

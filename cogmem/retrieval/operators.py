@@ -25,6 +25,7 @@ from cogmem.ingest.ids import group_key
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
 from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Shared
 from cogmem.retrieval.lucene import group_query, keywords
+from cogmem.retrieval.vectors import GroupVectors, vector_cache
 from cogmem.store import Store
 
 LEXICAL_WEIGHT = 0.3
@@ -33,9 +34,6 @@ MAX_ANCHORS = 15
 MAX_PER_HOP = 15
 MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
-VECTOR_OVERFETCH = 4
-"""Neighbours the shared HNSW index returns per candidate wanted, before the group filter;
-when fewer than the pool belong to the group, Anchor scans the group's nodes exactly."""
 ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
 DEFAULT_TRAVERSE_RELS: tuple[RelType, ...] = (
     RelType.PARTICIPATED_IN,
@@ -70,9 +68,12 @@ INTERSECT_RELS: tuple[RelType, ...] = (
 _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
 
 
+_CANDIDATE_FIELDS = frozenset(Candidate.model_fields)
+
+
 def _candidate(row: dict[str, Any], step: str) -> Candidate:
     """A candidate from an operator row (times arrive as epoch seconds: cheap to read)."""
-    data = {k: v for k, v in row.items() if k in Candidate.model_fields and v is not None}
+    data = {k: v for k, v in row.items() if k in _CANDIDATE_FIELDS and v is not None}
     for key, field in _EPOCH_FIELDS.items():
         if row.get(key) is not None:
             data[field] = datetime.fromtimestamp(row[key], UTC)
@@ -103,9 +104,19 @@ class Operators:
         self.store = store
         self.group = group
         self.token = group_key(group)
-        self.last_exact: bool | None = None
-        """Whether the last Anchor fell back to an exact scan of the group's nodes (the
-        shared vector index held too few of them); None when nothing came back."""
+        self._cache = vector_cache(store.settings.vector_cache_mb)
+        self._vectors: GroupVectors | None = None
+        # what the last Ground returned, so Evidence needs no second round trip
+        self._turn_rows: dict[str, dict[str, Any]] = {}
+        self._record_rows: dict[str, list[dict[str, Any]]] = {}
+
+    @property
+    def vectors(self) -> GroupVectors:
+        """The group's vectors, synchronised with the store on first use by this object
+        (one per search): every step of a search sees the same copy."""
+        if self._vectors is None:
+            self._vectors = self._cache.sync(self.store, self.group)
+        return self._vectors
 
     # -- Anchor ------------------------------------------------------------------------
     def anchor(
@@ -125,7 +136,7 @@ class Operators:
         controller weighs separately).
         """
         k = min(k, MAX_ANCHORS)
-        vec = [float(x) for x in vector]
+        vec = np.asarray(vector, np.float32)
         terms = [t for t in keywords(question) if t not in (drop_terms or set())]
         query = group_query(self.token, terms)
         records, turns = self._anchor_rows(question, terms, query, vec, types, pool, with_turns)
@@ -147,34 +158,36 @@ class Operators:
         question: str,
         terms: list[str],
         query: str | None,
-        vec: list[float],
+        vec: np.ndarray,
         types: list[str] | None,
         pool: int,
         with_turns: bool,
     ) -> tuple[list[Candidate], list[Candidate]]:
-        """Records (fused fuzzy + vector score) and turns from one ``operators/anchor``."""
+        """Records (fused fuzzy + vector score) and turns: nearest neighbours from the
+        group's vectors, lexical hits and every hit's fields from one ``operators/anchor``."""
         found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
+        vectors = self.vectors
+        record_hits = vectors.top(vec, turns=False, types=types, k=pool)
+        turn_hits = vectors.top(vec, turns=True, types=None, k=pool) if with_turns else []
         rows = self.store.read(
             "operators/anchor",
             query=query,
             group=self.group,
             types=types,
             limit=pool,
-            k=pool * VECTOR_OVERFETCH,
-            vector=vec,
+            record_hits=[{"id": i, "score": score} for i, score in record_hits],
+            turn_hits=[{"id": i, "score": score} for i, score in turn_hits],
             records=True,
             turns=with_turns,
         )
+        lexical_only = [row["id"] for row in rows if row["vector"] is None]
+        sims = dict(zip(lexical_only, vectors.similarity(vec, lexical_only), strict=True))
         for row in rows:
-            pool_of = found[row["kind"]]
-            hit = pool_of.get(row["id"])
-            if hit is None:
-                pool_of[row["id"]] = _candidate(row, row["step"])
-            else:
-                hit.vector = max(hit.vector, float(row["vector"] or 0.0))
-                hit.bm25 = max(hit.bm25, float(row["lexical"] or 0.0))
-                hit.path.append(row["step"])
-        self.last_exact = bool(rows[0]["exact"]) if rows else None
+            if row["vector"] is None:
+                row["vector"] = sims[row["id"]]
+            cand = _candidate(row, row["steps"][0])
+            cand.path = list(row["steps"])
+            found[row["kind"]][row["id"]] = cand
         records = list(found["record"].values())
         for cand in records:
             cand.fuzzy = fuzzy_score(question, terms, cand)
@@ -276,32 +289,54 @@ class Operators:
             group=self.group,
             window=max(0, window),
             per_record=per_record,
-            vector=[float(x) for x in vector] if vector is not None else None,
         )
+        if vector is not None:
+            vec = np.asarray(vector, np.float32)
+            ask = [row["id"] for row in rows] + [r["id"] for row in rows for r in row["records"]]
+            sims = iter(self.vectors.similarity(vec, ask))
+            for row in rows:
+                row["vector"] = next(sims)
+            for row in rows:
+                for rec in row["records"]:
+                    rec["vector"] = next(sims)
         out = []
         for row in rows:
             at_s = row.pop("at_s", None)
-            out.append(
-                GroundedTurn(
-                    **row, at=datetime.fromtimestamp(at_s, UTC) if at_s is not None else None
-                )
-            )
+            at = datetime.fromtimestamp(at_s, UTC) if at_s is not None else None
+            self._turn_rows[row["id"]] = {
+                "id": row["id"],
+                "source_id": row["source_id"],
+                "speaker": row["speaker"],
+                "text": row["text"],
+                "at": at,
+                "idx": row["idx"],
+                "conversation_id": row["conversation_id"],
+            }
+            self._record_rows[row["id"]] = [dict(rec, turn_id=row["id"]) for rec in row["records"]]
+            out.append(GroundedTurn(**row, at=at))
         return out
 
     # -- helpers -----------------------------------------------------------------------
     def persons(self) -> list[dict[str, Any]]:
-        return self.store.read("operators/entities", group=self.group)
+        """The group's persons with their aliases (kept with the group's vectors)."""
+        return self.vectors.persons
 
     def turn_records(self, turn_ids: list[str], vector: np.ndarray) -> list[Candidate]:
+        """The records evidenced by turns, with their similarity to ``vector`` (from the
+        last Ground when it returned those turns, else one round trip)."""
         if not turn_ids:
             return []
-        rows = self.store.read(
-            "operators/turn_records",
-            ids=turn_ids,
-            group=self.group,
-            vector=[float(x) for x in vector],
-        )
-        return [_candidate(row, "ground:record") for row in rows]
+        rows = [r for t in turn_ids if t in self._record_rows for r in self._record_rows[t]]
+        missing = [t for t in turn_ids if t not in self._record_rows]
+        if missing:
+            rows += self.store.read("operators/turn_records", ids=missing, group=self.group)
+        sims = self.vectors.similarity(np.asarray(vector, np.float32), [r["id"] for r in rows])
+        out = []
+        for row, sim in zip(rows, sims, strict=True):
+            cand = _candidate(row, "ground:record")
+            cand.vector = sim
+            out.append(cand)
+        return out
 
     def superseded(self, claim_ids: list[str]) -> dict[str, list[str]]:
         """For each claim, the older claims it replaced: quote, turn and date."""
@@ -317,6 +352,11 @@ class Operators:
         return out
 
     def turns(self, turn_ids: list[str]) -> list[dict[str, Any]]:
+        """Turns by id, with what Evidence shows (from the last Ground where it can)."""
         if not turn_ids:
             return []
-        return self.store.read("operators/turns_by_id", ids=turn_ids, group=self.group)
+        rows = [self._turn_rows[t] for t in turn_ids if t in self._turn_rows]
+        missing = [t for t in turn_ids if t not in self._turn_rows]
+        if missing:
+            rows += self.store.read("operators/turns_by_id", ids=missing, group=self.group)
+        return rows

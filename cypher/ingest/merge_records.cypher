@@ -2,10 +2,17 @@
 // The type label comes from a fixed list below; an unknown label writes no label at all.
 // Aliases accumulate (set union), so entity records can be merged batch after batch.
 // A claim's status is set only when it is created: reconciliation owns it afterwards.
+// Every write that adds or replaces vectors bumps the group's vector sequence (one
+// :CogmemMeta node per group, locked until commit, so writes of a group number in commit
+// order) and stamps its nodes with it: searches refresh their in-process vectors by it.
+MERGE (vs:CogmemMeta {key: 'vectors:' + $group})
+SET vs.seq = coalesce(vs.seq, 0) + 1
+WITH vs.seq AS vseq
 UNWIND $records AS r
 MERGE (m:Memory {id: r.id})
 ON CREATE SET m.created_at = datetime()
 SET m += r.props,
+    m.vseq = vseq,
     m.status = coalesce(m.status, r.status),
     m.aliases = reduce(acc = coalesce(m.aliases, []), a IN r.aliases |
                        CASE WHEN a IN acc THEN acc ELSE acc + a END)

@@ -1,5 +1,11 @@
 // Write a batch of turns with their sessions: Conversation-HAS_SESSION->Session-HAS_TURN->Turn.
 // Every property comes from the $turns rows; ids are deterministic, so a rerun changes nothing.
+// Every write that adds or replaces vectors bumps the group's vector sequence (one
+// :CogmemMeta node per group, locked until commit, so writes of a group number in commit
+// order) and stamps its nodes with it: searches refresh their in-process vectors by it.
+MERGE (vs:CogmemMeta {key: 'vectors:' + $group})
+SET vs.seq = coalesce(vs.seq, 0) + 1
+WITH vs.seq AS vseq
 UNWIND $turns AS t
 MATCH (c:Conversation {id: t.conversation_id})
 MERGE (s:Session {id: t.session_id})
@@ -13,6 +19,6 @@ SET s.group_id = t.props.group_id,
 MERGE (c)-[:HAS_SESSION]->(s)
 MERGE (n:Turn {id: t.id})
 ON CREATE SET n.created_at = datetime()
-SET n += t.props
+SET n += t.props, n.vseq = vseq
 MERGE (s)-[:HAS_TURN]->(n)
 RETURN count(n) AS turns

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from neo4j import GraphDatabase
 
 from cogmem.api import Memory
 from cogmem.config import Settings
@@ -97,20 +98,76 @@ def test_anchor_fuses_lexical_and_vector_and_caps_at_15(hikers: Memory) -> None:
     assert any("Pixel" in (t.content or "") for t in result.turns)
 
 
-def test_anchor_scans_a_group_exactly_when_the_shared_index_holds_too_few_of_it(
-    hikers: Memory,
-) -> None:
+def test_anchor_neighbours_are_exact_and_scored_as_neo4j_scores_them(hikers: Memory) -> None:
     ops = Operators(hikers.store, hikers.group)
     q = "Who adopted a dog?"
     vec = hikers.embedder.embed_query(q)
-    scanned = ops.anchor(q, vec, pool=500)  # the group holds fewer than 500 turns
-    assert ops.last_exact is True
+    everything = ops.anchor(q, vec, pool=500)  # more than the group holds: every turn
     size = hikers.size()
-    assert len(scanned.turns) == size["turns"]  # every turn of the group, scored exactly
-    assert all(t.type == "Turn" for t in scanned.turns)
-    best = max(scanned.turns, key=lambda t: t.vector)
+    assert len(everything.turns) == size["turns"]
+    # the similarities are those Neo4j's own function gives (the ranking was tuned on them)
+    settings = hikers.settings
+    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
+    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
+        reference = {
+            row["id"]: row["sim"]
+            for row in driver.execute_query(
+                "MATCH (t:Turn {group_id: $g}) "
+                "RETURN t.id AS id, vector.similarity.cosine(t.embedding, $v) AS sim",
+                g=hikers.group,
+                v=[float(x) for x in vec],
+            ).records
+        }
+    for turn in everything.turns:
+        assert turn.vector == pytest.approx(reference[turn.id], abs=1e-5)
+    best = max(reference, key=reference.__getitem__)
     small = ops.anchor(q, vec, pool=1)
-    assert max(small.turns, key=lambda t: t.vector).id == best.id  # index or scan: same best
+    assert [t.id for t in small.turns if "anchor:turn-vector" in t.path] == [best]
+
+
+def test_search_sees_turns_added_after_its_vectors_were_read(hikers: Memory) -> None:
+    before = Operators(hikers.store, hikers.group).vectors
+    seq, count = before.seq, len(before.ids)
+    hikers.add_turn("Bob", "I had coffee with my friend Ilse, she opened a bakery called Crumb.")
+    after = Operators(hikers.store, hikers.group).vectors
+    assert after.seq > seq
+    assert len(after.ids) > count
+    q = "Which bakery did Ilse open?"
+    found = Operators(hikers.store, hikers.group).anchor(q, hikers.embedder.embed_query(q))
+    assert "Crumb" in found.turns[0].content
+    assert any(p["name"] == "Ilse" for p in Operators(hikers.store, hikers.group).persons())
+
+
+def test_a_forgotten_group_leaves_no_vectors_behind(hikers: Memory) -> None:
+    assert Operators(hikers.store, hikers.group).vectors.ids
+    hikers.forget()
+    assert Operators(hikers.store, hikers.group).vectors.ids == []
+    hikers.add_turn("Carla", "I moved to Porto last spring.")
+    again = Operators(hikers.store, hikers.group).vectors
+    assert len([t for t in again.types if t == "Turn"]) == 1
+
+
+def test_other_groups_with_the_same_content_change_nothing(
+    hikers: Memory, neo4j_settings: Settings, store: Store, tmp_path: Path
+) -> None:
+    q = "Who adopted a dog?"
+    vec = hikers.embedder.embed_query(q)
+    alone = Operators(hikers.store, hikers.group).anchor(q, vec)
+    twins = []
+    for n in range(3):
+        twin = Memory(
+            neo4j_settings.model_copy(update={"group": f"{hikers.group}-twin{n}"}), store=store
+        )
+        for turn in hikers.turns():
+            twin.add_turn(turn["speaker"], turn["text"], conversation="c1")
+        twins.append(twin)
+    try:
+        crowded = Operators(hikers.store, hikers.group).anchor(q, vec)
+        assert [(c.id, c.vector) for c in crowded.turns] == [(c.id, c.vector) for c in alone.turns]
+        assert [c.id for c in crowded.entries] == [c.id for c in alone.entries]
+    finally:
+        for twin in twins:
+            twin.forget()
 
 
 def test_ground_returns_each_turn_once(hikers: Memory) -> None:

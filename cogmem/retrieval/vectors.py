@@ -1,0 +1,213 @@
+"""The vectors of a group, held in process: exact nearest neighbours and similarities in numpy.
+
+Neo4j stays the store of record; a search reads a group's vectors from it once, then only
+what was written since. Each write that adds vectors bumps the group's sequence number (a
+``:CogmemMeta`` node, locked until commit, so numbers follow commit order) and stamps the
+nodes it writes with it (``vseq``); a search reads the number (one small round trip) and,
+when it moved, fetches just the newer nodes. Forgetting a group starts a new epoch: the copy
+is dropped and read again.
+
+Why not the shared HNSW index: it holds every tenant, so a group's neighbours are filtered
+after the index returns them and other groups crowd them out (slower and less complete the
+more tenants share the store). The group's own matrix cannot be crowded, its top-k is
+exact, and the similarities that Anchor and Ground need come from it instead of from Cypher
+reading 384-float properties node by node.
+
+Memory: 4 bytes a dimension a node (1.5 KiB at 384-d; a 4,000-node conversation 6 MiB,
+100k records 150 MiB), groups evicted least recently used beyond ``vector_cache_mb``.
+Similarities are Neo4j's: (1 + cosine) / 2, what ``vector.similarity.cosine`` returns.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cogmem.store import Store
+
+TURN = "Turn"
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """One consistent view: readers take it whole, writers replace it whole."""
+
+    ids: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    is_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    row: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class GroupVectors:
+    """One group's vectors: a unit-row matrix, the node ids and types of its rows, and the
+    group's persons; ``seq`` / ``epoch`` tell which writes it has seen."""
+
+    epoch: int = -1
+    seq: int = -1
+    persons: list[dict[str, Any]] = field(default_factory=list)
+    _rows: _Rows = field(default_factory=_Rows)
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self._rows.ids)
+
+    @property
+    def types(self) -> list[str]:
+        return list(self._rows.types)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._rows.matrix.nbytes) + 100 * len(self._rows.ids)
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Insert or replace rows {id, type, embedding}; readers in flight keep the view
+        they took."""
+        old = self._rows
+        ids, types, row = list(old.ids), list(old.types), dict(old.row)
+        new_vecs: list[Any] = []
+        replaced: list[tuple[int, Any]] = []
+        for r in rows:
+            at = row.get(r["id"])
+            if at is not None:
+                replaced.append((at, r["embedding"]))
+                types[at] = r["type"] or ""
+                continue
+            row[r["id"]] = len(ids)
+            ids.append(r["id"])
+            types.append(r["type"] or "")
+            new_vecs.append(r["embedding"])
+        if not replaced and not new_vecs:
+            return
+        matrix = old.matrix
+        if replaced:
+            matrix = matrix.copy()
+            for at, vec in replaced:
+                matrix[at] = _unit(np.asarray(vec, np.float32)[None, :])[0]
+        if new_vecs:
+            block = _unit(np.asarray(new_vecs, np.float32))
+            matrix = block if matrix.size == 0 else np.concatenate([matrix, block])
+        self._rows = _Rows(
+            ids=tuple(ids),
+            types=tuple(types),
+            matrix=matrix,
+            is_turn=np.array([t == TURN for t in types], bool),
+            row=row,
+        )
+
+    def top(
+        self, query: np.ndarray, *, turns: bool, types: Sequence[str] | None, k: int
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest turns (``turns``) or memory records (of ``types``, all when
+        None), best first, with Neo4j's similarity."""
+        view = self._rows
+        if not view.ids or k <= 0:
+            return []
+        mask = view.is_turn.copy() if turns else ~view.is_turn
+        if not turns and types is not None:
+            wanted = set(types)
+            mask &= np.fromiter((t in wanted for t in view.types), bool, count=len(view.ids))
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        scores = view.matrix[candidates] @ query.astype(np.float32, copy=False)
+        if candidates.size > k:
+            best = np.argpartition(-scores, k - 1)[:k]
+        else:
+            best = np.arange(candidates.size)
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
+
+    def similarity(self, query: np.ndarray, ids: Sequence[str]) -> list[float]:
+        """Neo4j's similarity of each node to ``query``; 0.0 for a node without a vector."""
+        view = self._rows
+        at = [view.row.get(i, -1) for i in ids]
+        known = [a for a in at if a >= 0]
+        out = [0.0] * len(ids)
+        if known:
+            sims = iter((view.matrix[known] @ query.astype(np.float32, copy=False)).tolist())
+            for n, a in enumerate(at):
+                if a >= 0:
+                    out[n] = (1.0 + next(sims)) / 2.0
+        return out
+
+
+def _unit(block: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(block, axis=1, keepdims=True)
+    np.maximum(norms, 1e-12, out=norms)
+    return np.ascontiguousarray(block / norms, dtype=np.float32)
+
+
+class VectorCache:
+    """Groups' vectors in this process, least recently used evicted beyond ``budget`` bytes."""
+
+    def __init__(self, budget_bytes: int) -> None:
+        self.budget = budget_bytes
+        self._groups: OrderedDict[tuple[str, ...], GroupVectors] = OrderedDict()
+        self._locks: dict[tuple[str, ...], threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def sync(self, store: Store, group: str) -> GroupVectors:
+        """The group's vectors and persons, brought up to date (one small read when nothing
+        changed; the new nodes only when something did)."""
+        key = (store.uri or "", store.database or "", group)
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            state = store.read("operators/vector_state", group=group)[0]
+            seq, epoch = int(state["seq"]), int(state["epoch"])
+            with self._lock:
+                current = self._groups.get(key)
+                if current is not None:
+                    self._groups.move_to_end(key)
+            if current is not None and current.epoch == epoch and current.seq == seq:
+                return current
+            fresh = current is None or current.epoch != epoch or seq < current.seq
+            vectors = GroupVectors(epoch=epoch) if fresh or current is None else current
+            rows = store.read(
+                "operators/vectors_since", group=group, seq=None if fresh else vectors.seq
+            )
+            vectors.add(rows)
+            vectors.persons = store.read("operators/entities", group=group)
+            vectors.seq = seq
+            with self._lock:
+                self._groups[key] = vectors
+                self._groups.move_to_end(key)
+                self._evict()
+            return vectors
+
+    def _evict(self) -> None:
+        total = sum(g.nbytes for g in self._groups.values())
+        while len(self._groups) > 1 and total > self.budget:
+            _, dropped = self._groups.popitem(last=False)
+            total -= dropped.nbytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._groups.clear()
+
+
+_CACHES: dict[int, VectorCache] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def vector_cache(budget_mb: int) -> VectorCache:
+    """The process-wide cache (one per budget setting)."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(budget_mb)
+        if cache is None:
+            cache = _CACHES[budget_mb] = VectorCache(budget_mb * 1024 * 1024)
+        return cache
+
+
+def clear_vector_caches() -> None:
+    """Forget every group's vectors in this process (tests; after a reindex)."""
+    with _CACHES_LOCK:
+        for cache in _CACHES.values():
+            cache.clear()
