@@ -272,10 +272,22 @@ class BertEncoder:
         on what it is batched with (up to float rounding). Sort by length before batching
         to keep the padding small.
         """
+        if len(sequences) == 0:
+            return np.zeros((0, self.hidden), np.float32)
+        states, lengths = self.token_states(sequences)
+        valid = np.arange(states.shape[1])[None, :] < lengths[:, None]
+        weights = valid.astype(np.float32)[:, None, :]  # (batch, 1, width)
+        pooled = np.matmul(weights, states)[:, 0, :]
+        pooled /= lengths[:, None].astype(np.float32)
+        return pooled
+
+    def token_states(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Last hidden states (batch, width, hidden), right-padded, and each sequence's
+        length: what :meth:`__call__` pools, for callers that pool spans of a sequence."""
         batch = len(sequences)
         lengths = np.fromiter(map(len, sequences), dtype=np.intp, count=batch)
         if batch == 0:
-            return np.zeros((0, self.hidden), np.float32)
+            return np.zeros((0, 0, self.hidden), np.float32), lengths
         if lengths.min() < 1 or lengths.max() > self.max_positions:
             raise ValueError(f"sequence lengths must be in 1..{self.max_positions}")
         width = int(lengths.max())
@@ -305,7 +317,4 @@ class BertEncoder:
             out += layer.bo2
             out += x
             x = _layer_norm(out, layer.ln2_g, layer.ln2_b, self.eps)
-        weights = valid.astype(np.float32)[:, None, :]  # (batch, 1, width)
-        pooled = np.matmul(weights, x.reshape(batch, width, self.hidden))[:, 0, :]
-        pooled /= lengths[:, None].astype(np.float32)
-        return pooled
+        return x.reshape(batch, width, self.hidden), lengths

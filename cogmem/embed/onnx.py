@@ -1,0 +1,274 @@
+"""The BERT encoder of :mod:`cogmem.embed.bert` on ONNX Runtime (CPU).
+
+The ONNX graph is built in memory from the same weights dict (safetensors key names) with
+``onnx.helper`` — no torch export, no download — and handed to an
+``onnxruntime.InferenceSession`` as bytes. Two graph styles:
+
+* ``contrib=True`` (default): com.microsoft contrib ops written directly — ``Attention``
+  (fused QKV, right-padding key lengths as mask), ``SkipLayerNormalization`` (bias +
+  residual + LayerNorm) and ``BiasGelu`` (exact erf GELU);
+* ``contrib=False``: standard ONNX ops only, laid out like a PyTorch export of BERT
+  (separate Q/K/V, additive ``(1 - mask)·-10000`` bias, ``x·½·(1 + erf(x/√2))``), left to
+  ORT's own graph fusions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cogmem.embed.base import EmbedderUnavailable
+
+_OPSET = 17  # LayerNormalization
+
+
+def _import_onnx() -> tuple[Any, Any]:
+    try:
+        import onnx
+        import onnxruntime  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise EmbedderUnavailable(
+            f"the ONNX encoder needs onnx and onnxruntime ({exc}); "
+            "install them with `pip install onnx onnxruntime`"
+        ) from exc
+    return onnx, onnxruntime
+
+
+class _Graph:
+    """Accumulates nodes and initializers; every value gets a fresh name."""
+
+    def __init__(self, onnx: Any) -> None:
+        self.onnx = onnx
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
+        self._n = 0
+
+    def name(self, hint: str) -> str:
+        self._n += 1
+        return f"{hint}_{self._n}"
+
+    def const(self, value: Any, hint: str = "c", dtype: Any = np.float32) -> str:
+        name = self.name(hint)
+        array = np.ascontiguousarray(value, dtype=dtype)
+        self.inits.append(self.onnx.numpy_helper.from_array(array, name))
+        return name
+
+    def op(self, op_type: str, *inputs: str, domain: str = "", **attrs: Any) -> str:
+        out = self.name(op_type.lower())
+        node = self.onnx.helper.make_node(
+            op_type, list(inputs), [out], domain=domain or None, **attrs
+        )
+        self.nodes.append(node)
+        return out
+
+
+def build_bert_onnx(
+    weights: dict[str, np.ndarray], config: dict[str, Any], *, contrib: bool = True
+) -> Any:
+    """An ``onnx.ModelProto`` of the BERT encoder: inputs ``input_ids`` (int64, batch ×
+    width) and ``lengths`` (int32, batch; right padding) — or, with ``contrib=False``,
+    ``attention_mask`` (int64 0/1, batch × width) — and output ``last_hidden_state``
+    (float32, batch × width × hidden). Token type 0 everywhere."""
+    onnx, _ = _import_onnx()
+    if config.get("hidden_act", "gelu") != "gelu":
+        raise EmbedderUnavailable(f"unsupported activation {config.get('hidden_act')!r}")
+    if config.get("position_embedding_type", "absolute") != "absolute":
+        raise EmbedderUnavailable("only absolute position embeddings are supported")
+    hidden = int(config["hidden_size"])
+    heads = int(config["num_attention_heads"])
+    head_dim = hidden // heads
+    eps = float(config.get("layer_norm_eps", 1e-12))
+    prefix = next(
+        (p for p in ("", "bert.", "model.") if p + "embeddings.word_embeddings.weight" in weights),
+        None,
+    )
+    if prefix is None:
+        raise EmbedderUnavailable("weights lack embeddings.word_embeddings.weight")
+
+    def w(key: str) -> np.ndarray:
+        try:
+            return np.asarray(weights[prefix + key], dtype=np.float32)
+        except KeyError as exc:
+            raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+
+    g = _Graph(onnx)
+    ids, lengths = "input_ids", "lengths"
+    # embeddings: word + (position + token type 0), then LayerNorm
+    width = g.op("Shape", ids, start=1, end=2)  # 1-D: Slice's ends
+    pos_table = w("embeddings.position_embeddings.weight")
+    pos_table = pos_table + w("embeddings.token_type_embeddings.weight")[0]
+    zero = g.const([0], "zero", np.int64)
+    x = g.op(
+        "Add",
+        g.op("Gather", g.const(w("embeddings.word_embeddings.weight"), "word_emb"), ids),
+        g.op("Slice", g.const(pos_table, "pos_emb"), zero, width, zero),
+    )
+    x = g.op(
+        "LayerNormalization",
+        x,
+        g.const(w("embeddings.LayerNorm.weight")),
+        g.const(w("embeddings.LayerNorm.bias")),
+        axis=-1,
+        epsilon=eps,
+    )
+    if not contrib:  # (batch, 1, 1, width) additive bias, as a PyTorch export computes it
+        lengths = "attention_mask"
+        mask = g.op("Unsqueeze", lengths, g.const([1], "ax", np.int64))
+        mask = g.op("Cast", g.op("Unsqueeze", mask, g.const([2], "ax", np.int64)), to=1)
+        bias = g.op("Mul", g.op("Sub", g.const(1.0, "one_f"), mask), g.const(-10000.0, "neg"))
+        heads_shape = g.const([0, 0, heads, head_dim], "shape", np.int64)
+        merge_shape = g.const([0, 0, hidden], "shape", np.int64)
+        scale = g.const(math.sqrt(head_dim), "sqrt_d")
+        sqrt2, half, one = g.const(math.sqrt(2.0)), g.const(0.5), g.const(1.0)
+
+    def dense(x: str, key: str) -> str:
+        product = g.op("MatMul", x, g.const(w(key + ".weight").T))
+        return g.op("Add", product, g.const(w(key + ".bias")))
+
+    def layer_norm(x: str, key: str) -> str:
+        gamma, beta = g.const(w(key + ".weight")), g.const(w(key + ".bias"))
+        return g.op("LayerNormalization", x, gamma, beta, axis=-1, epsilon=eps)
+
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}."
+        qkv = [p + f"attention.self.{n}" for n in ("query", "key", "value")]
+        if contrib:
+            wqkv = np.concatenate([w(k + ".weight").T for k in qkv], axis=1)
+            bqkv = np.concatenate([w(k + ".bias") for k in qkv])
+            ctx = g.op("Attention", x, g.const(wqkv), g.const(bqkv), lengths,
+                       domain="com.microsoft", num_heads=heads)  # fmt: skip
+            out = g.op("MatMul", ctx, g.const(w(p + "attention.output.dense.weight").T))
+            x = g.op("SkipLayerNormalization", out, x,
+                     g.const(w(p + "attention.output.LayerNorm.weight")),
+                     g.const(w(p + "attention.output.LayerNorm.bias")),
+                     g.const(w(p + "attention.output.dense.bias")),
+                     domain="com.microsoft", epsilon=eps)  # fmt: skip
+            inner = g.op("MatMul", x, g.const(w(p + "intermediate.dense.weight").T))
+            inner = g.op("BiasGelu", inner, g.const(w(p + "intermediate.dense.bias")),
+                         domain="com.microsoft")  # fmt: skip
+            out = g.op("MatMul", inner, g.const(w(p + "output.dense.weight").T))
+            x = g.op("SkipLayerNormalization", out, x,
+                     g.const(w(p + "output.LayerNorm.weight")),
+                     g.const(w(p + "output.LayerNorm.bias")),
+                     g.const(w(p + "output.dense.bias")),
+                     domain="com.microsoft", epsilon=eps)  # fmt: skip
+            continue
+        q, k, v = (g.op("Reshape", dense(x, key), heads_shape) for key in qkv)
+        q = g.op("Transpose", q, perm=[0, 2, 1, 3])
+        k = g.op("Transpose", k, perm=[0, 2, 3, 1])
+        v = g.op("Transpose", v, perm=[0, 2, 1, 3])
+        scores = g.op("Add", g.op("Div", g.op("MatMul", q, k), scale), bias)
+        ctx = g.op("MatMul", g.op("Softmax", scores, axis=-1), v)
+        ctx = g.op("Reshape", g.op("Transpose", ctx, perm=[0, 2, 1, 3]), merge_shape)
+        out = g.op("Add", dense(ctx, p + "attention.output.dense"), x)
+        x = layer_norm(out, p + "attention.output.LayerNorm")
+        inner = dense(x, p + "intermediate.dense")
+        erf = g.op("Erf", g.op("Div", inner, sqrt2))
+        inner = g.op("Mul", g.op("Mul", inner, g.op("Add", erf, one)), half)
+        out = g.op("Add", dense(inner, p + "output.dense"), x)
+        x = layer_norm(out, p + "output.LayerNorm")
+
+    helper, tp = onnx.helper, onnx.TensorProto
+    mask_type = (tp.INT32, ["batch"]) if contrib else (tp.INT64, ["batch", "width"])
+    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
+    graph = helper.make_graph(
+        g.nodes,
+        "bert",
+        [
+            helper.make_tensor_value_info(ids, tp.INT64, ["batch", "width"]),
+            helper.make_tensor_value_info(lengths, *mask_type),
+        ],
+        [helper.make_tensor_value_info("last_hidden_state", tp.FLOAT, ["batch", "width", hidden])],
+        initializer=g.inits,
+    )
+    opsets = [helper.make_opsetid("", _OPSET), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8)
+
+
+def session_options(threads: int = 1) -> Any:
+    """ORT_ENABLE_ALL, ``threads`` intra-op threads, one inter-op thread, sequential."""
+    _, ort = _import_onnx()
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = max(1, threads)
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return opts
+
+
+class OnnxBertEncoder:
+    """:class:`~cogmem.embed.bert.BertEncoder` on ONNX Runtime: same inputs and outputs.
+
+    ``threads`` is ORT's intra-op thread count. The session is safe to run from several
+    threads at once (each call gets its own buffers).
+    """
+
+    def __init__(
+        self,
+        weights: dict[str, np.ndarray],
+        config: dict[str, Any],
+        threads: int = 1,
+        *,
+        contrib: bool = True,
+        model: Any = None,
+    ) -> None:
+        """``model``: an already built (or optimised, or quantised) ``onnx.ModelProto`` to
+        run instead of building one from ``weights``."""
+        _, ort = _import_onnx()
+        self.hidden = int(config["hidden_size"])
+        self.max_positions = int(config.get("max_position_embeddings", 512))
+        self.threads = threads
+        if model is None:
+            model = build_bert_onnx(weights, config, contrib=contrib)
+        data = model if isinstance(model, bytes) else model.SerializeToString()
+        del model
+        try:
+            self.session = ort.InferenceSession(
+                data, session_options(threads), providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # an ORT build without the contrib ops, say
+            raise EmbedderUnavailable(f"onnxruntime cannot load the BERT graph: {exc}") from exc
+        # the Python wrapper keeps the model bytes (~size of the weights) only to rebuild
+        # the session on a GPU-provider failure; on CPU that is dead weight
+        if getattr(self.session, "_model_bytes", None) is not None:
+            self.session._model_bytes = None
+        del data
+        self._mask_input = any(i.name == "attention_mask" for i in self.session.get_inputs())
+
+    def __call__(self, sequences: Sequence[Sequence[int]]) -> np.ndarray:
+        """Mean-pooled (unnormalised) last hidden states, shape (len(sequences), hidden);
+        padded rows are left out of the mean, as in ``BertEncoder.__call__``."""
+        if len(sequences) == 0:
+            return np.zeros((0, self.hidden), np.float32)
+        states, lengths = self.token_states(sequences)
+        valid = np.arange(states.shape[1])[None, :] < lengths[:, None]
+        weights = valid.astype(np.float32)[:, None, :]  # (batch, 1, width)
+        pooled = np.matmul(weights, states)[:, 0, :]
+        pooled /= lengths[:, None].astype(np.float32)
+        return pooled
+
+    def token_states(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Last hidden states (batch, width, hidden), right-padded, and each sequence's
+        length, as ``BertEncoder.token_states``."""
+        batch = len(sequences)
+        lengths = np.fromiter(map(len, sequences), dtype=np.intp, count=batch)
+        if batch == 0:
+            return np.zeros((0, 0, self.hidden), np.float32), lengths
+        if lengths.min() < 1 or lengths.max() > self.max_positions:
+            raise ValueError(f"sequence lengths must be in 1..{self.max_positions}")
+        width = int(lengths.max())
+        ids = np.zeros((batch, width), np.int64)
+        for row, seq in enumerate(sequences):
+            ids[row, : len(seq)] = seq
+        feeds = {"input_ids": ids}
+        if self._mask_input:  # a 0/1 mask (standard-op graph) instead of key lengths
+            feeds["attention_mask"] = (np.arange(width)[None, :] < lengths[:, None]).astype(
+                np.int64
+            )
+        else:
+            feeds["lengths"] = lengths.astype(np.int32)
+        (states,) = self.session.run(["last_hidden_state"], feeds)
+        return np.asarray(states, dtype=np.float32), lengths
