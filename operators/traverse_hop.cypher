@@ -1,8 +1,9 @@
 // Traverse one hop: the neighbours of the $ids nodes over relationship types $rel_types
 // (either direction), inside the group, optionally restricted to node types $types and to
 // the time window [$start, $end) (a record's referenced time, else the time it was said).
-// At most $per_node neighbours per node: those closest to the question vector $vector
-// (when given), then the most recent. One branch per relationship type of the fixed
+// At most $per_node neighbours per node: those closest to the question (by $sims, the
+// caller's similarity of each of the group's records to it, from its in-process vectors;
+// a record it leaves out counts as 0), then the most recent. One branch per relationship type of the fixed
 // vocabulary: a branch whose type is not asked for is skipped before it expands, so a
 // person with a million events costs nothing for a CLAIMS traversal.
 MATCH (a:Memory)
@@ -44,8 +45,7 @@ CALL (a) {
     AND ($types IS NULL OR b.type IN $types)
     AND ($start IS NULL OR
          (coalesce(b.time_end, b.at) > $start AND coalesce(b.time_start, b.at) < $end))
-  WITH b, r, CASE WHEN $vector IS NULL OR b.embedding IS NULL THEN 0.0
-                 ELSE vector.similarity.cosine(b.embedding, $vector) END AS sim
+  WITH b, r, coalesce($sims[b.id], 0.0) AS sim
   RETURN b, r, sim
   ORDER BY sim DESC, coalesce(b.time_start, b.at) DESC
   LIMIT $per_node

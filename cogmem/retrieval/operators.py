@@ -34,6 +34,10 @@ MAX_ANCHORS = 15
 MAX_PER_HOP = 15
 MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
+SIMS_SENT = 5000
+"""Records whose similarity to the question Traverse and Intersect rank neighbours by: every
+record of a group up to this size, else the nearest this many (a farther neighbour counts
+as unrelated: 0)."""
 ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
 DEFAULT_TRAVERSE_RELS: tuple[RelType, ...] = (
     RelType.PARTICIPATED_IN,
@@ -109,6 +113,8 @@ class Operators:
         # what the last Ground returned, so Evidence needs no second round trip
         self._turn_rows: dict[str, dict[str, Any]] = {}
         self._record_rows: dict[str, list[dict[str, Any]]] = {}
+        self._sims: dict[str, float] = {}
+        self._sims_for: np.ndarray | None = None
 
     @property
     def vectors(self) -> GroupVectors:
@@ -208,7 +214,7 @@ class Operators:
         """Neighbours up to ``depth`` (≤ 2) hops away, ≤ ``per_node`` (≤ 15) per node."""
         depth = max(1, min(depth, MAX_DEPTH))
         per_node = min(per_node, MAX_PER_HOP)
-        vec = [float(x) for x in vector]
+        sims = self._record_sims(vector)
         seen = set(ids)
         frontier = list(ids)
         paths: dict[str, list[str]] = {i: [] for i in ids}
@@ -226,7 +232,7 @@ class Operators:
                 start=window.start if window else None,
                 end=window.end if window else None,
                 per_node=per_node,
-                vector=vec,
+                sims=sims,
             )
             nxt = []
             for row in rows:
@@ -241,6 +247,18 @@ class Operators:
                 nxt.append(row["id"])
             frontier = nxt
         return out
+
+    def _record_sims(self, vector: np.ndarray | None) -> dict[str, float]:
+        """The similarity to ``vector`` of the group's memory records, the nearest
+        :data:`SIMS_SENT` of them (all of a conversation-sized group), for statements that
+        rank neighbours by it; computed once per search and question vector."""
+        if vector is None:
+            return {}
+        vec = np.asarray(vector, np.float32)
+        if self._sims_for is None or not np.array_equal(self._sims_for, vec):
+            self._sims = dict(self.vectors.top(vec, turns=False, types=None, k=SIMS_SENT))
+            self._sims_for = vec
+        return self._sims
 
     # -- Intersect ---------------------------------------------------------------------
     def intersect(
@@ -258,7 +276,7 @@ class Operators:
             group=self.group,
             rel_types=[str(rel) for rel in rel_types],
             per_entity=min(per_entity, INTERSECT_PER_ENTITY),
-            vector=[float(x) for x in vector],
+            sims=self._record_sims(vector),
             min_shared=2,
         )
         return [

@@ -2,7 +2,8 @@
 
 The vector indexes are dropped, every Turn and memory record gets a new vector from the
 configured embedder, page by page, and the indexes are recreated with its dimension; the
-embedder is recorded so later runs check against it.
+embedder is recorded so later runs check against it. Every group starts a new vector epoch,
+so searching processes read the new vectors (:mod:`cogmem.retrieval.vectors`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 
 from cogmem.embed import Embedder
 from cogmem.ingest.rows import memory_embed_text, speaker_text
+from cogmem.retrieval.vectors import clear_vector_caches
 from cogmem.server.schema import rebuild_vector_indexes
 from cogmem.store import Store
 
@@ -51,6 +53,8 @@ def reindex(
         memory_embed_text,
     )
     rebuild_vector_indexes(store, embedder.name, embedder.dimension)
+    store.write("admin/new_vector_epochs")
+    clear_vector_caches()
     return ReindexReport(
         embedder=embedder.name, dimension=embedder.dimension, turns=turns, records=records
     )
