@@ -15,6 +15,7 @@ them through its ``Operators`` protocol, which this class implements.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -99,6 +100,16 @@ def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
     if cand.content and terms:
         best = max(best, fuzz.token_set_ratio(" ".join(terms), cand.content.lower()) / 100.0)
     return best
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One traversal: from ``ids`` over ``rel_types``, ``depth`` hops, in ``window``."""
+
+    ids: list[str]
+    rel_types: tuple[str, ...]
+    window: TimeRange | None = None
+    depth: int = 1
 
 
 class Operators:
@@ -212,40 +223,61 @@ class Operators:
         types: list[str] | None = None,
     ) -> list[Candidate]:
         """Neighbours up to ``depth`` (≤ 2) hops away, ≤ ``per_node`` (≤ 15) per node."""
-        depth = max(1, min(depth, MAX_DEPTH))
+        hop = Hop(ids=list(ids), rel_types=tuple(rel_types), window=window, depth=depth)
+        return self.traverse_many([hop], vector, per_node=per_node, types=types)[0]
+
+    def traverse_many(
+        self,
+        hops: Sequence[Hop],
+        vector: np.ndarray,
+        per_node: int = MAX_PER_HOP,
+        types: list[str] | None = None,
+    ) -> list[list[Candidate]]:
+        """Several independent traversals at once: one round trip per hop level for all of
+        them (a search's recipe steps all start from what it already knows)."""
         per_node = min(per_node, MAX_PER_HOP)
         sims = self._record_sims(vector)
-        seen = set(ids)
-        frontier = list(ids)
-        paths: dict[str, list[str]] = {i: [] for i in ids}
-        out: list[Candidate] = []
-        for hop in range(depth):
-            if not frontier:
+        depths = [max(1, min(h.depth, MAX_DEPTH)) for h in hops]
+        seen = [set(h.ids) for h in hops]
+        frontiers = [list(h.ids) for h in hops]
+        paths: list[dict[str, list[str]]] = [{i: [] for i in h.ids} for h in hops]
+        out: list[list[Candidate]] = [[] for _ in hops]
+        for level in range(max(depths, default=0)):
+            active = [n for n, f in enumerate(frontiers) if f and level < depths[n]]
+            if not active:
                 break
-            last = hop == depth - 1
+            steps = []
+            for n in active:
+                window = hops[n].window
+                steps.append(
+                    {
+                        "ids": frontiers[n],
+                        "rel_types": [str(rel) for rel in hops[n].rel_types],
+                        "types": types if level == depths[n] - 1 else None,
+                        "start": window.start if window else None,
+                        "end": window.end if window else None,
+                    }
+                )
             rows = self.store.read(
                 "operators/traverse_hop",
-                ids=frontier,
+                steps=steps,
                 group=self.group,
-                rel_types=[str(rel) for rel in rel_types],
-                types=types if last else None,
-                start=window.start if window else None,
-                end=window.end if window else None,
                 per_node=per_node,
                 sims=sims,
             )
-            nxt = []
+            nxt: dict[int, list[str]] = {n: [] for n in active}
             for row in rows:
-                if row["id"] in seen:
+                n = active[row["step"]]
+                if row["id"] in seen[n]:
                     continue
-                seen.add(row["id"])
+                seen[n].add(row["id"])
                 step = f"{row['rel']}{'→' if row['outgoing'] else '←'}"
                 cand = _candidate(row, "traverse")
-                cand.path = [*paths.get(row["from_id"], []), step]
-                paths[row["id"]] = cand.path
-                out.append(cand)
-                nxt.append(row["id"])
-            frontier = nxt
+                cand.path = [*paths[n].get(row["from_id"], []), step]
+                paths[n][row["id"]] = cand.path
+                out[n].append(cand)
+                nxt[n].append(row["id"])
+            frontiers = [nxt.get(n, []) for n in range(len(hops))]
         return out
 
     def _record_sims(self, vector: np.ndarray | None) -> dict[str, float]:
