@@ -1,7 +1,7 @@
 """Cypher is data: every statement lives in a ``.cypher`` file, one statement per file.
 
 Statements are addressed by ``folder/name`` (``"schema/constraint_turn_id"``,
-``"operators/anchor_vector"``). In an installed wheel the folders sit under
+``"operators/ground"``). In an installed wheel the folders sit under
 ``cogmem/_statements``; in a source checkout they are the top-level folders.
 Python only ever passes parameters to these texts; it never edits them.
 """

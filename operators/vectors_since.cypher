@@ -1,12 +1,19 @@
-// The vectors of group $group's turns and memory records written after sequence $seq (all
-// of them when $seq is null), with what a search filters them by.
+// Group $group's turns and memory records written after sequence $seq (all of them when
+// $seq is null): vectors, and the fields a search ranks them by (what Anchor shows of a
+// node), so that Anchor needs the database only for its fulltext half.
 CALL () {
   MATCH (n:Turn)
   WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
-  RETURN n.id AS id, 'Turn' AS type, n.embedding AS embedding
+  RETURN n, 'Turn' AS type, n.full_text AS content, n.search_text AS search_text
   UNION ALL
   MATCH (n:Memory)
   WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
-  RETURN n.id AS id, n.type AS type, n.embedding AS embedding
+  RETURN n, n.type AS type, n.content AS content, null AS search_text
 }
-RETURN id, type, embedding
+RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, search_text,
+       n.speaker AS speaker, n.subject AS subject, n.source AS source, n.target AS target,
+       n.status AS status, n.turn_id AS turn_id, n.source_id AS source_id,
+       n.conversation_id AS conversation_id, n.idx AS idx,
+       n.time_start.epochSeconds AS time_start_s, n.time_end.epochSeconds AS time_end_s,
+       n.time_text AS time_text, n.at.epochSeconds AS at_s,
+       coalesce(n.consolidated, false) AS consolidated

@@ -319,27 +319,12 @@ def records_of(memory: Memory) -> int:
 
 def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
     """PROFILE the statements a search runs, at the largest size."""
-    from cogmem.ingest.ids import group_key
-    from cogmem.retrieval.lucene import group_query
-
     group = memory.group
     q = "When did Avery go to the pottery class?"
     qvec = memory.embedder.embed_query(q)
-    nearest = ops.vectors.top(qvec, turns=False, types=None, k=100)
-    nearest_turns = ops.vectors.top(qvec, turns=True, types=None, k=100)
-    lucene = group_query(group_key(group), ["avery", "pottery", "class"])
+    turns = [t for t, _ in ops.vectors.top(qvec, turns=True, types=None, k=50)]
     persons = [p["id"] for p in ops.persons()][:1]
     calls: dict[str, dict[str, Any]] = {
-        "operators/anchor": dict(
-            query=lucene,
-            group=group,
-            types=None,
-            limit=100,
-            record_hits=[{"id": i, "score": score} for i, score in nearest],
-            turn_hits=[{"id": i, "score": score} for i, score in nearest_turns],
-            records=True,
-            turns=True,
-        ),
         "operators/traverse_hop": dict(
             steps=[
                 {
@@ -354,6 +339,7 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
             per_node=15,
             sims=dict(ops.vectors.top(qvec, turns=False, types=None, k=5000)),
         ),
+        "operators/ground": dict(ids=turns, group=group, window=1, per_record=3),
     }
     out = {}
     for name, params in calls.items():

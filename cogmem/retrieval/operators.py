@@ -1,8 +1,10 @@
-"""The four retrieval operators, as typed Python over ``operators/*.cypher``.
+"""The four retrieval operators: Anchor in process, the graph ones over ``operators/*.cypher``.
 
 * **Anchor** — entry nodes by a fused score, 0.3 · fuzzy lexical (rapidfuzz over names and
-  content of fulltext candidates) + 0.7 · vector similarity, at most 15; when a typed search
-  finds nothing it widens to every type by itself.
+  content of BM25 candidates) + 0.7 · vector similarity, at most 15; when a typed search
+  finds nothing it widens to every type by itself. Its candidates (nearest neighbours and
+  BM25 matches) come from the group's nodes held in process
+  (:mod:`cogmem.retrieval.vectors`, :mod:`cogmem.retrieval.lexical`): no round trip.
 * **Traverse** — neighbours by relationship type and time window, ≤ 15 per node per hop,
   depth ≤ 2.
 * **Intersect** — concepts shared by several entities' neighbourhoods (10 per entity).
@@ -25,7 +27,7 @@ from rapidfuzz import fuzz
 from cogmem.ingest.ids import group_key
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
 from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Shared
-from cogmem.retrieval.lucene import group_query, keywords
+from cogmem.retrieval.lucene import keywords
 from cogmem.retrieval.vectors import GroupVectors, vector_cache
 from cogmem.store import Store
 
@@ -147,7 +149,7 @@ class Operators:
         drop_terms: set[str] | None = None,
     ) -> AnchorResult:
         """Entry nodes (≤ ``k``, ≤ 15) plus the larger candidate pools behind them, in one
-        round trip (a second one only when a typed search must widen to every type).
+        pass over the group's nodes in process (a second when a typed search must widen).
 
         ``drop_terms`` are left out of the lexical query (e.g. a speaker's name, which the
         controller weighs separately).
@@ -155,12 +157,11 @@ class Operators:
         k = min(k, MAX_ANCHORS)
         vec = np.asarray(vector, np.float32)
         terms = [t for t in keywords(question) if t not in (drop_terms or set())]
-        query = group_query(self.token, terms)
-        records, turns = self._anchor_rows(question, terms, query, vec, types, pool, with_turns)
+        records, turns = self._anchor_rows(question, terms, vec, types, pool, with_turns)
         widened = False
         if types is not None and not any(c.type not in ENTITY_TYPES for c in records):
             widened = True
-            records, _ = self._anchor_rows(question, terms, query, vec, None, pool, False)
+            records, _ = self._anchor_rows(question, terms, vec, None, pool, False)
         entries = sorted(records, key=lambda c: c.score, reverse=True)[:k]
         return AnchorResult(
             entries=entries,
@@ -174,37 +175,40 @@ class Operators:
         self,
         question: str,
         terms: list[str],
-        query: str | None,
         vec: np.ndarray,
         types: list[str] | None,
         pool: int,
         with_turns: bool,
     ) -> tuple[list[Candidate], list[Candidate]]:
-        """Records (fused fuzzy + vector score) and turns: nearest neighbours from the
-        group's vectors, lexical hits and every hit's fields from one ``operators/anchor``."""
-        found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
+        """Records (fused fuzzy + vector score) and turns: the nearest neighbours and the best
+        BM25 matches among the group's own nodes, all in process (no round trip)."""
         vectors = self.vectors
-        record_hits = vectors.top(vec, turns=False, types=types, k=pool)
-        turn_hits = vectors.top(vec, turns=True, types=None, k=pool) if with_turns else []
-        rows = self.store.read(
-            "operators/anchor",
-            query=query,
-            group=self.group,
-            types=types,
-            limit=pool,
-            record_hits=[{"id": i, "score": score} for i, score in record_hits],
-            turn_hits=[{"id": i, "score": score} for i, score in turn_hits],
-            records=True,
-            turns=with_turns,
-        )
-        lexical_only = [row["id"] for row in rows if row["vector"] is None]
-        sims = dict(zip(lexical_only, vectors.similarity(vec, lexical_only), strict=True))
-        for row in rows:
-            if row["vector"] is None:
-                row["vector"] = sims[row["id"]]
-            cand = _candidate(row, row["steps"][0])
-            cand.path = list(row["steps"])
-            found[row["kind"]][row["id"]] = cand
+        found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
+
+        def add(kind: str, node_id: str, step: str, lexical: float, vector: float) -> None:
+            cand = found[kind].get(node_id)
+            if cand is not None:
+                cand.path.append(step)
+                cand.bm25 = max(cand.bm25, lexical)
+                return
+            fields = vectors.node(node_id)
+            if fields is None:  # written after this search read the group: next one sees it
+                return
+            cand = _candidate({**fields, "lexical": lexical, "vector": vector}, step)
+            found[kind][node_id] = cand
+
+        for node_id, sim in vectors.top(vec, turns=False, types=types, k=pool):
+            add("record", node_id, "anchor:vector", 0.0, sim)
+        if with_turns:
+            for node_id, sim in vectors.top(vec, turns=True, types=None, k=pool):
+                add("turn", node_id, "anchor:turn-vector", 0.0, sim)
+        steps = {"record": "anchor:fulltext", "turn": "anchor:turn-fulltext"}
+        kinds = ["record", "turn"] if with_turns else ["record"]
+        for kind in kinds if terms else []:
+            hits = vectors.lexical(terms, turns=kind == "turn", types=types, k=pool)
+            sims = vectors.similarity(vec, [node_id for node_id, _ in hits])
+            for (node_id, score), sim in zip(hits, sims, strict=True):
+                add(kind, node_id, steps[kind], score, sim)
         records = list(found["record"].values())
         for cand in records:
             cand.fuzzy = fuzzy_score(question, terms, cand)

@@ -1,4 +1,5 @@
-"""The vectors of a group, held in process: exact nearest neighbours and similarities in numpy.
+"""The vectors of a group, held in process: exact nearest neighbours and similarities in numpy,
+with the few fields of each node that Anchor ranks by.
 
 Neo4j stays the store of record; a search reads a group's vectors from it once, then only
 what was written since. Each write that adds vectors bumps the group's sequence number (a
@@ -13,8 +14,9 @@ more tenants share the store). The group's own matrix cannot be crowded, its top
 exact, and the similarities that Anchor and Ground need come from it instead of from Cypher
 reading 384-float properties node by node.
 
-Memory: 4 bytes a dimension a node (1.5 KiB at 384-d; a 4,000-node conversation 6 MiB,
-100k records 150 MiB), groups evicted least recently used beyond ``vector_cache_mb``.
+Memory: 4 bytes a dimension a node (1.5 KiB at 384-d) and about 1 KiB of fields: a
+4,000-node conversation takes 10 MiB, 100k records 250 MiB; groups are evicted least
+recently used beyond ``vector_cache_mb``.
 Similarities are Neo4j's: (1 + cosine) / 2, what ``vector.similarity.cosine`` returns.
 """
 
@@ -28,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.store import Store
 
 TURN = "Turn"
@@ -39,6 +42,7 @@ class _Rows:
 
     ids: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
+    fields: tuple[dict[str, Any], ...] = ()
     matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     is_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     row: dict[str, int] = field(default_factory=dict)
@@ -53,6 +57,9 @@ class GroupVectors:
     seq: int = -1
     persons: list[dict[str, Any]] = field(default_factory=list)
     _rows: _Rows = field(default_factory=_Rows)
+    _turn_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["search_text"]))
+    _record_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["content", "name"]))
+    _text_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def ids(self) -> list[str]:
@@ -64,24 +71,36 @@ class GroupVectors:
 
     @property
     def nbytes(self) -> int:
-        return int(self._rows.matrix.nbytes) + 100 * len(self._rows.ids)
+        # the matrix, and about a kilobyte of Python objects per node's fields
+        return int(self._rows.matrix.nbytes) + 1024 * len(self._rows.ids)
+
+    def node(self, node_id: str) -> dict[str, Any] | None:
+        """What a search reads of a node (id, type, name, content, speaker, times as epoch
+        seconds, status, …; no vector), or None when the group has no such node."""
+        view = self._rows
+        at = view.row.get(node_id)
+        return None if at is None else view.fields[at]
 
     def add(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Insert or replace rows {id, type, embedding}; readers in flight keep the view
-        they took."""
+        """Insert or replace rows {id, type, embedding, other fields}; readers in flight
+        keep the view they took."""
         old = self._rows
         ids, types, row = list(old.ids), list(old.types), dict(old.row)
+        fields = list(old.fields)
         new_vecs: list[Any] = []
         replaced: list[tuple[int, Any]] = []
         for r in rows:
+            data = {k: v for k, v in r.items() if k != "embedding"}
             at = row.get(r["id"])
             if at is not None:
                 replaced.append((at, r["embedding"]))
                 types[at] = r["type"] or ""
+                fields[at] = data
                 continue
             row[r["id"]] = len(ids)
             ids.append(r["id"])
             types.append(r["type"] or "")
+            fields.append(data)
             new_vecs.append(r["embedding"])
         if not replaced and not new_vecs:
             return
@@ -96,10 +115,33 @@ class GroupVectors:
         self._rows = _Rows(
             ids=tuple(ids),
             types=tuple(types),
+            fields=tuple(fields),
             matrix=matrix,
             is_turn=np.array([t == TURN for t in types], bool),
             row=row,
         )
+        changed = [at for at, _ in replaced] + list(range(len(ids) - len(new_vecs), len(ids)))
+        with self._text_lock:
+            for at in changed:
+                if types[at] == TURN:
+                    self._turn_text.put(at, fields[at])
+                else:
+                    self._record_text.put(at, fields[at])
+
+    def lexical(
+        self, words: Sequence[str], *, turns: bool, types: Sequence[str] | None, k: int
+    ) -> list[tuple[str, float]]:
+        """BM25 over the group's own turn texts (``turns``) or record contents and names
+        (of ``types``, all when None): the best ``k`` ids with their scores, best first."""
+        view = self._rows
+        allowed: list[bool] | None = None
+        if not turns and types is not None:
+            wanted = set(types)
+            allowed = [t in wanted for t in view.types]
+        index = self._turn_text if turns else self._record_text
+        with self._text_lock:
+            hits = index.search(words, k + 16, allowed)
+        return [(view.ids[row], score) for row, score in hits if row < len(view.ids)][:k]
 
     def top(
         self, query: np.ndarray, *, turns: bool, types: Sequence[str] | None, k: int

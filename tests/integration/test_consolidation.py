@@ -193,31 +193,16 @@ def test_three_hikes_in_twenty_days_make_one_fact(
     assert row["type"] == "Fact"
     assert len(row["turn_texts"]) == 3  # EVIDENCED_BY the three turns
     # HAS_FACT from Alice, ABOUT hiking, vector for search
-    hits = mem.store.read(
-        "operators/traverse_hop",
-        ids=[fact["id"]],
-        group=mem.group,
-        rel_types=["HAS_FACT", "ABOUT"],
-        types=None,
-        start=None,
-        end=None,
-        vector=None,
-        per_node=10,
-    )
-    assert {(h["rel"], h["name"]) for h in hits} == {("HAS_FACT", "Alice"), ("ABOUT", "hiking")}
+    ops = mem.operators()
+    vec = embedder.embed_query(fact["content"])
+    hits = ops.traverse([fact["id"]], vec, ("HAS_FACT", "ABOUT"), per_node=10)
+    assert {(h.path[0][:-1], h.name) for h in hits} == {("HAS_FACT", "Alice"), ("ABOUT", "hiking")}
     # its vector is its content's: traverse from Alice with that vector scores it ~1
-    alice = next(h["id"] for h in hits if h["rel"] == "HAS_FACT")
-    back = mem.store.read(
-        "operators/traverse_hop",
-        ids=[alice],
-        group=mem.group,
-        rel_types=["HAS_FACT"],
-        types=None,
-        start=None,
-        end=None,
-        vector=embedder.embed_query(fact["content"]).tolist(),
-        per_node=10,
-    )
+    alice = next(h.id for h in hits if h.path[0].startswith("HAS_FACT"))
+    back = [
+        {"id": h.id, "vector": h.vector}
+        for h in mem.operators().traverse([alice], vec, ("HAS_FACT",), per_node=10)
+    ]
     assert [(h["id"], round(h["vector"], 3)) for h in back] == [(fact["id"], 1.0)]
 
 

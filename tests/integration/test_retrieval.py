@@ -163,8 +163,14 @@ def test_other_groups_with_the_same_content_change_nothing(
         twins.append(twin)
     try:
         crowded = Operators(hikers.store, hikers.group).anchor(q, vec)
-        assert [(c.id, c.vector) for c in crowded.turns] == [(c.id, c.vector) for c in alone.turns]
-        assert [c.id for c in crowded.entries] == [c.id for c in alone.entries]
+        # the same nodes with the same scores, lexical (BM25 statistics of the group's own
+        # texts) and vector (the group's own nearest neighbours) alike
+        assert [(c.id, c.vector, c.bm25) for c in crowded.turns] == [
+            (c.id, c.vector, c.bm25) for c in alone.turns
+        ]
+        assert [(c.id, c.score) for c in crowded.entries] == [
+            (c.id, c.score) for c in alone.entries
+        ]
     finally:
         for twin in twins:
             twin.forget()
