@@ -25,6 +25,7 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "embedder_path": ("COGMEM_EMBEDDER_PATH",),
     "embed_batch_size": ("COGMEM_EMBED_BATCH_SIZE",),
     "embed_threads": ("COGMEM_EMBED_THREADS",),
+    "embed_backend": ("COGMEM_EMBED_BACKEND",),
     "vector_cache_mb": ("COGMEM_VECTOR_CACHE_MB",),
     "llm": ("COGMEM_LLM",),
     "llm_base_url": ("COGMEM_LLM_BASE_URL", "OPENAI_BASE_URL"),
@@ -102,6 +103,9 @@ class Settings(BaseModel):
     embedder_path: str | None = None
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     embed_threads: int = Field(default=0, ge=0, le=256)
+    #: how MiniLM runs: numpy (default), ONNX Runtime float32, or ONNX Runtime dynamic int8
+    #: (other vectors: the embedder's name becomes "minilm-int8"); ONNX needs cogmem[onnx]
+    embed_backend: Literal["numpy", "onnx", "onnx-int8"] = "numpy"
     #: in-process copies of groups' vectors for search (cogmem.retrieval.vectors), in MiB
     vector_cache_mb: int = Field(default=512, ge=1, le=1 << 20)
     llm: Literal["none", "openai"] = "none"

