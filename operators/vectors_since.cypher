@@ -16,4 +16,5 @@ RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, sear
        n.conversation_id AS conversation_id, n.idx AS idx,
        n.time_start.epochSeconds AS time_start_s, n.time_end.epochSeconds AS time_end_s,
        n.time_text AS time_text, n.at.epochSeconds AS at_s,
-       coalesce(n.consolidated, false) AS consolidated
+       coalesce(n.consolidated, false) AS consolidated, n.quote AS quote,
+       n.confidence AS confidence

@@ -26,7 +26,13 @@ from rapidfuzz import fuzz
 
 from cogmem.ingest.ids import group_key
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
-from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Shared
+from cogmem.retrieval.candidates import (
+    AnchorResult,
+    Candidate,
+    GroundedRecord,
+    GroundedTurn,
+    Shared,
+)
 from cogmem.retrieval.lucene import keywords
 from cogmem.retrieval.vectors import GroupVectors, vector_cache
 from cogmem.store import Store
@@ -76,6 +82,11 @@ _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time
 
 
 _CANDIDATE_FIELDS = frozenset(Candidate.model_fields)
+_GROUNDED_TURN_FIELDS = ("id", "source_id", "conversation_id", "speaker", "text", "at", "idx")
+
+
+def _when(epoch_s: float | None) -> datetime | None:
+    return datetime.fromtimestamp(epoch_s, UTC) if epoch_s is not None else None
 
 
 def _candidate(row: dict[str, Any], step: str) -> Candidate:
@@ -344,30 +355,50 @@ class Operators:
             window=max(0, window),
             per_record=per_record,
         )
-        if vector is not None:
-            vec = np.asarray(vector, np.float32)
-            ask = [row["id"] for row in rows] + [r["id"] for row in rows for r in row["records"]]
-            sims = iter(self.vectors.similarity(vec, ask))
-            for row in rows:
-                row["vector"] = next(sims)
-            for row in rows:
-                for rec in row["records"]:
-                    rec["vector"] = next(sims)
+        vectors = self.vectors
+        vec = np.asarray(vector, np.float32) if vector is not None else None
         out = []
         for row in rows:
-            at_s = row.pop("at_s", None)
-            at = datetime.fromtimestamp(at_s, UTC) if at_s is not None else None
+            turn = vectors.node(row["id"])
+            if turn is None:  # written after this search read the group
+                continue
+            records = [r for r in map(vectors.node, row["records"]) if r is not None]
+            sims = (
+                vectors.similarity(vec, [row["id"], *(r["id"] for r in records)])
+                if vec is not None
+                else [0.0] * (1 + len(records))
+            )
+            at = _when(turn.get("at_s"))
             self._turn_rows[row["id"]] = {
                 "id": row["id"],
-                "source_id": row["source_id"],
-                "speaker": row["speaker"],
-                "text": row["text"],
+                "source_id": turn["source_id"],
+                "speaker": turn["speaker"],
+                "text": turn["content"],
                 "at": at,
-                "idx": row["idx"],
-                "conversation_id": row["conversation_id"],
+                "idx": turn["idx"],
+                "conversation_id": turn["conversation_id"],
             }
-            self._record_rows[row["id"]] = [dict(rec, turn_id=row["id"]) for rec in row["records"]]
-            out.append(GroundedTurn(**row, at=at))
+            self._record_rows[row["id"]] = [dict(r, turn_id=row["id"]) for r in records]
+            out.append(
+                GroundedTurn(
+                    record_id=row["record_id"],
+                    turn_id=row["turn_id"],
+                    offset=row["offset"],
+                    vector=sims[0],
+                    records=[
+                        GroundedRecord(
+                            id=r["id"],
+                            type=r["type"],
+                            source=r["source"],
+                            target=r["target"],
+                            status=r["status"],
+                            vector=sim,
+                        )
+                        for r, sim in zip(records, sims[1:], strict=True)
+                    ],
+                    **{k: self._turn_rows[row["id"]][k] for k in _GROUNDED_TURN_FIELDS},
+                )
+            )
         return out
 
     # -- helpers -----------------------------------------------------------------------
