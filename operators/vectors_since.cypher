@@ -1,16 +1,21 @@
 // Group $group's turns and memory records written after sequence $seq (all of them when
 // $seq is null): vectors, and the fields a search ranks them by (what Anchor shows of a
-// node), so that Anchor needs the database only for its fulltext half.
+// node, its place in its conversation, the turns that evidence it), so that Anchor and
+// Ground need no round trip.
 CALL () {
   MATCH (n:Turn)
   WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
-  RETURN n, 'Turn' AS type, n.full_text AS content, n.search_text AS search_text
+  RETURN n, 'Turn' AS type, n.full_text AS content, n.search_text AS search_text,
+         [] AS evidence
   UNION ALL
   MATCH (n:Memory)
   WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
-  RETURN n, n.type AS type, n.content AS content, null AS search_text
+  RETURN n, n.type AS type, n.content AS content, null AS search_text,
+         CASE WHEN n.type IN ['Person', 'Concept'] THEN []
+              ELSE [(n)-[:EVIDENCED_BY]->(t:Turn) | t.id] END AS evidence
 }
 RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, search_text,
+       evidence,
        n.speaker AS speaker, n.subject AS subject, n.source AS source, n.target AS target,
        n.status AS status, n.turn_id AS turn_id, n.source_id AS source_id,
        n.conversation_id AS conversation_id, n.idx AS idx,

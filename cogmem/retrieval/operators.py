@@ -348,14 +348,16 @@ class Operators:
         question vector, each turn and its records carry their similarity to it."""
         if not ids:
             return []
-        rows = self.store.read(
-            "operators/ground",
-            ids=ids,
-            group=self.group,
-            window=max(0, window),
-            per_record=per_record,
-        )
         vectors = self.vectors
+        rows = vectors.neighbourhood(ids, max(0, window))
+        if rows is None:  # record seeds: their evidence, from the graph
+            rows = self.store.read(
+                "operators/ground",
+                ids=ids,
+                group=self.group,
+                window=max(0, window),
+                per_record=per_record,
+            )
         vec = np.asarray(vector, np.float32) if vector is not None else None
         out = []
         for row in rows:

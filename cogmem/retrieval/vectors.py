@@ -46,6 +46,10 @@ class _Rows:
     matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     is_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     row: dict[str, int] = field(default_factory=dict)
+    #: (conversation id, position) → turn id
+    position: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: turn id → the memory records it evidences (persons and concepts left out)
+    evidenced: dict[str, dict[str, None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,11 +91,17 @@ class GroupVectors:
         old = self._rows
         ids, types, row = list(old.ids), list(old.types), dict(old.row)
         fields = list(old.fields)
+        position = dict(old.position)
+        evidenced = {t: dict(recs) for t, recs in old.evidenced.items()}
         new_vecs: list[Any] = []
         replaced: list[tuple[int, Any]] = []
         for r in rows:
             data = {k: v for k, v in r.items() if k != "embedding"}
             at = row.get(r["id"])
+            if at is not None:
+                for turn_id in fields[at].get("evidence") or ():
+                    evidenced.get(turn_id, {}).pop(r["id"], None)
+            _place(data, position, evidenced)
             if at is not None:
                 replaced.append((at, r["embedding"]))
                 types[at] = r["type"] or ""
@@ -119,6 +129,8 @@ class GroupVectors:
             matrix=matrix,
             is_turn=np.array([t == TURN for t in types], bool),
             row=row,
+            position=position,
+            evidenced=evidenced,
         )
         changed = [at for at, _ in replaced] + list(range(len(ids) - len(new_vecs), len(ids)))
         with self._text_lock:
@@ -166,6 +178,10 @@ class GroupVectors:
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
 
+    def neighbourhood(self, turn_ids: Sequence[str], window: int) -> list[dict[str, Any]] | None:
+        """Ground for turn seeds in process (see :func:`_neighbourhood`)."""
+        return _neighbourhood(self._rows, turn_ids, window)
+
     def similarity(self, query: np.ndarray, ids: Sequence[str]) -> list[float]:
         """Neo4j's similarity of each node to ``query``; 0.0 for a node without a vector."""
         view = self._rows
@@ -178,6 +194,60 @@ class GroupVectors:
                 if a >= 0:
                     out[n] = (1.0 + next(sims)) / 2.0
         return out
+
+
+def _neighbourhood(
+    view: _Rows, turn_ids: Sequence[str], window: int
+) -> list[dict[str, Any]] | None:
+    """What ``operators/ground`` returns for turn seeds, from the view: each turn within
+    ``window`` of a seed in its conversation once (reached from the nearest seed; ties to
+    the first seed id), with the records it evidences; None when a seed is not a turn
+    of the view (the caller asks the database)."""
+    best: dict[str, tuple[int, str, str]] = {}  # turn → (|offset|, seed, signed offset)
+    offsets: dict[str, int] = {}
+    for seed in turn_ids:
+        at = view.row.get(seed)
+        if at is None or view.types[at] != TURN:
+            return None
+        data = view.fields[at]
+        conv, idx = data.get("conversation_id"), data.get("idx")
+        if conv is None or idx is None:
+            return None
+        for offset in range(-window, window + 1):
+            found = view.position.get((conv, int(idx) + offset))
+            if found is None:
+                continue
+            key = (abs(offset), seed, found)
+            if found not in best or key[:2] < best[found][:2]:
+                best[found] = key
+                offsets[found] = offset
+    rows = [
+        {
+            "record_id": seed,
+            "turn_id": seed,
+            "id": turn,
+            "offset": offsets[turn],
+            "records": list(view.evidenced.get(turn, {})),
+        }
+        for turn, (_, seed, _) in best.items()
+    ]
+    rows.sort(key=lambda r: (r["record_id"], r["turn_id"], r["offset"]))
+    return rows
+
+
+def _place(
+    data: dict[str, Any],
+    position: dict[tuple[str, int], str],
+    evidenced: dict[str, dict[str, None]],
+) -> None:
+    """Index a node's row: a turn by its place in its conversation, a record under the
+    turns that evidence it."""
+    if data.get("type") == TURN:
+        if data.get("conversation_id") is not None and data.get("idx") is not None:
+            position[(data["conversation_id"], int(data["idx"]))] = data["id"]
+        return
+    for turn_id in data.get("evidence") or ():
+        evidenced.setdefault(turn_id, {})[data["id"]] = None
 
 
 def _unit(block: np.ndarray) -> np.ndarray:

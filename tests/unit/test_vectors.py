@@ -57,3 +57,46 @@ def test_a_row_written_again_replaces_its_vector_without_a_duplicate() -> None:
     assert g.ids == ["a"] and g.types == ["Fact"]
     assert g.similarity(np.array([0.0, 1.0], np.float32), ["a"]) == pytest.approx([1.0])
     assert held[0] == pytest.approx([1.0, 0.0])
+
+
+def _turn(i: int, conv: str = "c1") -> dict[str, object]:
+    return {
+        "id": f"{conv}-t{i}",
+        "type": "Turn",
+        "embedding": [1.0, float(i)],
+        "conversation_id": conv,
+        "idx": i,
+    }
+
+
+def test_ground_in_process_takes_each_neighbour_once_from_the_nearest_seed() -> None:
+    g = GroupVectors()
+    g.add([_turn(i) for i in range(6)] + [_turn(0, "c2")])
+    g.add(
+        [
+            {"id": "e1", "type": "Event", "embedding": [0.0, 1.0], "evidence": ["c1-t2"]},
+            {"id": "p1", "type": "Person", "embedding": [0.0, 1.0], "evidence": []},
+        ]
+    )
+    rows = g.neighbourhood(["c1-t3", "c1-t1"], window=1)
+    assert rows is not None
+    got = {r["id"]: (r["record_id"], r["offset"]) for r in rows}
+    # t2 is one away from both seeds: the tie goes to the smaller seed id, as in Cypher
+    assert got == {
+        "c1-t0": ("c1-t1", -1),
+        "c1-t1": ("c1-t1", 0),
+        "c1-t2": ("c1-t1", 1),
+        "c1-t3": ("c1-t3", 0),
+        "c1-t4": ("c1-t3", 1),
+    }
+    assert next(r for r in rows if r["id"] == "c1-t2")["records"] == ["e1"]
+    assert g.neighbourhood(["e1"], window=1) is None  # a record seed: ask the graph
+
+
+def test_a_record_written_again_moves_to_its_new_evidence() -> None:
+    g = GroupVectors()
+    g.add([_turn(0), _turn(1)])
+    g.add([{"id": "f", "type": "Fact", "embedding": [1.0, 0.0], "evidence": ["c1-t0"]}])
+    g.add([{"id": "f", "type": "Fact", "embedding": [1.0, 0.0], "evidence": ["c1-t1"]}])
+    rows = {r["id"]: r["records"] for r in g.neighbourhood(["c1-t0"], window=1) or []}
+    assert rows == {"c1-t0": [], "c1-t1": ["f"]}
