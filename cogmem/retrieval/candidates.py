@@ -7,9 +7,12 @@ here lets the ranking be imported and tested without a driver.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from pydantic import BaseModel, Field
+
+from cogmem.models import TimeRange
 
 
 class Candidate(BaseModel):
@@ -84,3 +87,14 @@ class GroundedTurn(BaseModel):
     offset: int
     vector: float = 0.0
     records: list[GroundedRecord] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One traversal to run: from ``ids`` over ``rel_types``, ``depth`` hops, inside
+    ``window`` when given."""
+
+    ids: list[str]
+    rel_types: tuple[str, ...]
+    window: TimeRange | None = None
+    depth: int = 1

@@ -18,9 +18,9 @@ import numpy as np
 from pydantic import BaseModel
 
 from cogmem.embed import Embedder
-from cogmem.models import Evidence, RecordType, TimeRange, TraceStep
+from cogmem.models import Evidence, RecordType, TraceStep
 from cogmem.retrieval import operators as graph_operators
-from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Shared
+from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Hop, Shared
 from cogmem.retrieval.recipes import (
     MAX_STEPS_AFTER_ANCHOR,
     MIN_ENTITIES_TO_INTERSECT,
@@ -75,14 +75,7 @@ class Operators(Protocol):
         drop_terms: set[str] | None,
     ) -> AnchorResult: ...
 
-    def traverse(
-        self,
-        ids: list[str],
-        vector: np.ndarray,
-        rel_types: Sequence[str],
-        window: TimeRange | None = None,
-        depth: int = 1,
-    ) -> list[Candidate]: ...
+    def traverse_many(self, hops: Sequence[Hop], vector: np.ndarray) -> list[list[Candidate]]: ...
 
     def intersect(self, entity_ids: list[str], vector: np.ndarray) -> list[Shared]: ...
 
@@ -253,26 +246,40 @@ class Controller:
         self, plan: Plan, anchor: AnchorResult, qvec: np.ndarray, trace: list[TraceStep]
     ) -> dict[str, Candidate]:
         """The recipe's steps, in order, while the step budget lasts; what they reached,
-        first reach first."""
-        graph_hits: dict[str, Candidate] = {}
-        steps = 0
+        first reach first. Every step starts from what the search already knows (named
+        persons, Anchor's entries), so all traversals run in one round trip; each trace
+        line gets its share of that round trip's time."""
+        planned: list[tuple[str, str, Hop | Callable[[], list[Candidate]]]] = []
         for spec in recipe_for(plan.intent):
-            if steps >= MAX_STEPS_AFTER_ANCHOR:
+            if len(planned) >= MAX_STEPS_AFTER_ANCHOR:
                 break
             run = self._step(spec, plan, anchor, qvec)
-            if run is None:
-                continue
-            steps += 1
-            name, detail, fn = run
-            for cand in _timed(trace, name, detail, fn):
+            if run is not None:
+                planned.append(run)
+        hops = [work for _, _, work in planned if isinstance(work, Hop)]
+        started = time.perf_counter()
+        reached = iter(self.ops.traverse_many(hops, qvec) if hops else [])
+        share = (time.perf_counter() - started) / max(len(hops), 1)
+        graph_hits: dict[str, Candidate] = {}
+        for name, detail, work in planned:
+            if isinstance(work, Hop):
+                found = next(reached)
+                trace.append(
+                    TraceStep(
+                        operator=name, detail=detail, returned=len(found), seconds=round(share, 4)
+                    )
+                )
+            else:
+                found = _timed(trace, name, detail, work)
+            for cand in found:
                 graph_hits.setdefault(cand.id, cand)
         return graph_hits
 
     def _step(
         self, spec: Step, plan: Plan, anchor: AnchorResult, qvec: np.ndarray
-    ) -> tuple[str, str, Callable[[], list[Candidate]]] | None:
-        """What one recipe step would run (operator, trace detail, call), or None when its
-        condition does not hold or it has no seeds."""
+    ) -> tuple[str, str, Hop | Callable[[], list[Candidate]]] | None:
+        """What one recipe step would run (operator, trace detail, and the traversal or the
+        call), or None when its condition does not hold or it has no seeds."""
         if not _wanted(spec.when, plan):
             return None
         names = [e.name for e in plan.entities]
@@ -294,11 +301,7 @@ class Controller:
             n=len(seeds),
             window=f" in {plan.window.text}" if plan.window else "",
         )
-        return (
-            "traverse",
-            detail,
-            lambda: self.ops.traverse(seeds, qvec, tuple(rels), window, depth=spec.depth),
-        )
+        return "traverse", detail, Hop(list(seeds), tuple(rels), window, spec.depth)
 
     def _shared(self, entity_ids: list[str], qvec: np.ndarray) -> list[Candidate]:
         """The records that link the persons to the concepts they share."""

@@ -17,7 +17,6 @@ them through its ``Operators`` protocol, which this class implements.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +30,7 @@ from cogmem.retrieval.candidates import (
     Candidate,
     GroundedRecord,
     GroundedTurn,
+    Hop,
     Shared,
 )
 from cogmem.retrieval.lucene import keywords
@@ -113,16 +113,6 @@ def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
     if cand.content and terms:
         best = max(best, fuzz.token_set_ratio(" ".join(terms), cand.content.lower()) / 100.0)
     return best
-
-
-@dataclass(frozen=True)
-class Hop:
-    """One traversal: from ``ids`` over ``rel_types``, ``depth`` hops, in ``window``."""
-
-    ids: list[str]
-    rel_types: tuple[str, ...]
-    window: TimeRange | None = None
-    depth: int = 1
 
 
 class Operators:

@@ -16,6 +16,7 @@ from cogmem.retrieval.candidates import (
     Candidate,
     GroundedRecord,
     GroundedTurn,
+    Hop,
     Shared,
 )
 from cogmem.retrieval.controller import Controller, Operators
@@ -139,6 +140,9 @@ class FakeOperators:
                 hit.path = ["traverse", f"{rel}→"]
                 out.append(hit)
         return out
+
+    def traverse_many(self, hops: Sequence[Hop], vector: np.ndarray) -> list[list[Candidate]]:
+        return [self.traverse(h.ids, vector, h.rel_types, h.window, h.depth) for h in hops]
 
     def intersect(self, entity_ids: list[str], vector: np.ndarray) -> list[Shared]:
         self.calls.append(("intersect", list(entity_ids)))
