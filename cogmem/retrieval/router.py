@@ -74,6 +74,9 @@ _MULTI = re.compile(
     r"games|pets|symbols|artists|bands|classes|people|members)\b",
     re.IGNORECASE,
 )
+_PERFECT = re.compile(r"\b(?:has|have)\s+(?P<who>[\w'’]+)", re.IGNORECASE)
+"""A present perfect asked of a person ("What has Melanie painted?", "Where has Melanie
+camped?"): it asks for everything up to now, a list gathered across sessions."""
 _BOTH = re.compile(r"\bboth\b|\bin common\b|\bshare\b|\bsame\b", re.IGNORECASE)
 _CAUSE = re.compile(
     r"^\s*why\b|\bwhat (?:led|caused|made)\b|\breason\b|\bbecause\b|\baffect(?:ed)?\b|"
@@ -140,6 +143,22 @@ def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
     return [ref for _, ref in sorted(found, key=lambda pair: pair[0])]
 
 
+def asks_so_far(question: str, entities: list[EntityRef]) -> bool:
+    """Whether the question asks in the present perfect what a named person has done
+    ("What has Melanie painted?"), which gathers every time it happened."""
+    names = {
+        part.lower()
+        for e in entities
+        for name in (e.name, e.mention)
+        if name
+        for part in name.split()
+    }
+    return any(
+        m.group("who").lower().removesuffix("'s").removesuffix("’s") in names
+        for m in _PERFECT.finditer(question)
+    )
+
+
 class RuleRouter:
     """Deterministic intent rules (offline)."""
 
@@ -158,7 +177,7 @@ class RuleRouter:
             intent = "temporal"
         elif _OPEN.search(question):
             intent = "open"
-        elif len(entities) >= 2 or _MULTI.search(question):
+        elif len(entities) >= 2 or _MULTI.search(question) or asks_so_far(question, entities):
             intent = "multi-hop"
         else:
             intent = "single-hop"

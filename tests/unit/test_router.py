@@ -32,6 +32,12 @@ PERSONS = [
         ("What do Caroline and Melanie both like?", "multi-hop"),
         ("Would Caroline likely enjoy a national park?", "open"),
         ("What did Caroline research?", "single-hop"),
+        # the present perfect asked of a person gathers every time it happened: a list
+        ("What has Melanie painted?", "multi-hop"),
+        ("Where has Mel camped?", "multi-hop"),
+        ("What career path has Caroline decided to pursue?", "multi-hop"),
+        # … but not a perfect about something else
+        ("What has been the hardest part for Caroline?", "single-hop"),
     ],
 )
 def test_rule_router_intents(question: str, intent: str) -> None:
