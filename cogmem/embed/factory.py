@@ -91,7 +91,7 @@ def embedder_identity(settings: Settings, *, llm: LLMClient | None = None) -> tu
     if kind == "minilm":
         path = _minilm_dir(settings)
         check_minilm_dir(path)
-        if settings.embed_backend != "numpy":
+        if settings.embed_backend not in ("numpy", "auto"):
             require_onnxruntime()  # fail here, before a store records an unusable name
         name = minilm_name(settings.embed_backend)
         return name, int(read_json(path / "config.json")["hidden_size"])

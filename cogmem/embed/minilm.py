@@ -6,9 +6,13 @@ them through the numpy :class:`~cogmem.embed.bert.BertEncoder` with the pure-Pyt
 reproduces sentence-transformers' output for this model (BERT forward pass, mean pooling
 over the attention mask, L2 normalisation) to float32 rounding.
 
-``backend="onnx"`` runs the same weights on ONNX Runtime (:mod:`cogmem.embed.onnx`; the
-same vectors), ``backend="onnx-int8"`` a dynamically int8-quantised copy cached on disk
-(other vectors, so another embedder name: ``minilm-int8``).
+``backend="auto"`` (the default) runs batches in numpy and single queries on ONNX Runtime
+when it is installed (the same vectors; a query takes about half the time and holds no
+GIL while it runs; the float model is built once, in a child process, and cached on disk);
+``backend="numpy"`` is numpy only; ``backend="onnx"`` runs everything on ONNX Runtime
+(:mod:`cogmem.embed.onnx`; the same vectors), ``backend="onnx-int8"`` a dynamically
+int8-quantised copy cached on disk (other vectors, so another embedder name:
+``minilm-int8``).
 """
 
 from __future__ import annotations
@@ -78,8 +82,8 @@ def check_minilm_dir(model_dir: Path) -> None:
 
 
 #: How :class:`MiniLMEmbedder` runs the encoder (``Settings.embed_backend``).
-MiniLMBackend = Literal["numpy", "onnx", "onnx-int8"]
-MINILM_BACKENDS: tuple[str, ...] = ("numpy", "onnx", "onnx-int8")
+MiniLMBackend = Literal["auto", "numpy", "onnx", "onnx-int8"]
+MINILM_BACKENDS: tuple[str, ...] = ("auto", "numpy", "onnx", "onnx-int8")
 ONNX_INSTALL_HINT = "pip install 'cogmem[onnx]'"
 
 
@@ -123,15 +127,36 @@ def _file_sha256(path: Path) -> str:
 #: How the int8 model is made (part of the cache key): dynamic quantisation of the
 #: contrib-op graph's MatMul/Attention weights to int8, one scale per output channel.
 INT8_RECIPE = "quantize_dynamic:QInt8:per_channel:contrib:v1"
+#: The float32 model for single queries (backend auto): the contrib-op graph as built.
+FLOAT_RECIPE = "float32:contrib:v1"
+
+
+def onnx_cache_path(model_dir: Path, cache_dir: Path, variant: str = "int8") -> Path:
+    """The cached ``variant`` ("int8" or "float") model of ``model_dir``'s weights under
+    ``cache_dir``: keyed by the SHA-256 of ``model.safetensors``, the onnxruntime version
+    and the recipe."""
+    ort = require_onnxruntime()
+    weights = _file_sha256(model_dir / "model.safetensors")
+    recipe = INT8_RECIPE if variant == "int8" else FLOAT_RECIPE
+    key = hashlib.sha256(f"{weights}|{ort.__version__}|{recipe}".encode()).hexdigest()
+    return cache_dir / f"minilm-{variant}-{key[:20]}.onnx"
 
 
 def int8_cache_path(model_dir: Path, cache_dir: Path) -> Path:
-    """The cached int8 model of ``model_dir``'s weights under ``cache_dir``: keyed by the
-    SHA-256 of ``model.safetensors`` and the onnxruntime version (its quantiser)."""
-    ort = require_onnxruntime()
-    weights = _file_sha256(model_dir / "model.safetensors")
-    key = hashlib.sha256(f"{weights}|{ort.__version__}|{INT8_RECIPE}".encode()).hexdigest()
-    return cache_dir / f"minilm-int8-{key[:20]}.onnx"
+    """The cached int8 model of ``model_dir``'s weights under ``cache_dir``."""
+    return onnx_cache_path(model_dir, cache_dir, "int8")
+
+
+def build_float_model(weights: dict[str, np.ndarray], config: dict[str, Any], dest: Path) -> None:
+    """Write the float32 contrib-op graph of ``weights`` to ``dest`` (atomically)."""
+    from cogmem.embed.onnx import build_bert_onnx
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    data = build_bert_onnx(weights, config).SerializeToString()
+    fd, tmp_name = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp_name, dest)
 
 
 def build_int8_model(weights: dict[str, np.ndarray], config: dict[str, Any], dest: Path) -> None:
@@ -175,7 +200,7 @@ class _MiniLMModel:
         check_minilm_dir(model_dir)
         if backend not in MINILM_BACKENDS:
             raise ValueError(f"unknown MiniLM backend {backend!r} ({', '.join(MINILM_BACKENDS)})")
-        if backend != "numpy":
+        if backend not in ("numpy", "auto"):
             require_onnxruntime()
         from safetensors.numpy import load_file
 
@@ -209,7 +234,11 @@ class _MiniLMModel:
         self.int8_built = False
         weights_file = str(model_dir / "model.safetensors")
         self.encoder: Encoder
-        if backend == "numpy":
+        self.model_dir = model_dir
+        self._query_encoder: Encoder | None = None
+        self._query_looked = False
+        self._query_lock = threading.Lock()
+        if backend in ("numpy", "auto"):
             self.encoder = BertEncoder(load_file(weights_file), config)
         elif backend == "onnx":
             from cogmem.embed.onnx import OnnxBertEncoder
@@ -225,6 +254,24 @@ class _MiniLMModel:
             ))  # fmt: skip
         gc.collect()  # the float weights / graph of an ONNX build: gone before any batch
         self.load_seconds = time.perf_counter() - started
+
+    def query_encoder(self, cache_dir: Path) -> Encoder | None:
+        """An ONNX Runtime session of the same float32 weights for single queries, loaded
+        on first use (built once into ``cache_dir``); None without onnxruntime or when it
+        cannot be built (numpy answers then)."""
+        if not self._query_looked:
+            with self._query_lock:
+                if not self._query_looked:
+                    try:
+                        require_onnxruntime()
+                        from cogmem.embed.onnx import OnnxBertEncoder
+
+                        model = cached_float_bytes(self.model_dir, cache_dir)
+                        self._query_encoder = OnnxBertEncoder({}, self.config, model=model)
+                    except Exception as exc:  # no onnxruntime, a cache that cannot be written
+                        log.info("single queries run in numpy (%s)", exc)
+                    self._query_looked = True
+        return self._query_encoder
 
     def _int8_bytes(self, model_dir: Path, config: dict[str, Any], cache_dir: Path) -> bytes:
         path = int8_cache_path(model_dir, cache_dir)
@@ -250,17 +297,28 @@ class _MiniLMModel:
         return data
 
 
-def _build_int8_file(model_dir: Path, dest: Path) -> None:
-    """Load the weights, quantise them into ``dest`` and free them."""
+def _build_int8_file(model_dir: Path, dest: Path, variant: str = "int8") -> None:
+    """Load the weights, build the ``variant`` model into ``dest`` and free them."""
     from safetensors.numpy import load_file
 
     weights = load_file(str(model_dir / "model.safetensors"))
-    build_int8_model(weights, read_json(model_dir / "config.json"), dest)
+    build = build_int8_model if variant == "int8" else build_float_model
+    build(weights, read_json(model_dir / "config.json"), dest)
     del weights
     gc.collect()
 
 
-def _build_int8_in_child(model_dir: Path, dest: Path) -> None:
+def cached_float_bytes(model_dir: Path, cache_dir: Path) -> bytes:
+    """The float32 ONNX model of ``model_dir`` from ``cache_dir``, built (in a child
+    process) and cached the first time."""
+    path = onnx_cache_path(model_dir, cache_dir, "float")
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _build_int8_in_child(model_dir, path, "float")
+    return path.read_bytes()
+
+
+def _build_int8_in_child(model_dir: Path, dest: Path, variant: str = "int8") -> None:
     """Build the int8 model in a child process: the float weights, graph and quantiser
     (~700 MiB at peak) never raise this process's peak memory. Falls back to building here
     when the child cannot run."""
@@ -270,24 +328,24 @@ def _build_int8_in_child(model_dir: Path, dest: Path) -> None:
     code = (
         "import logging, sys; from pathlib import Path; logging.disable(logging.WARNING); "
         "from cogmem.embed.minilm import _build_int8_file; "
-        "_build_int8_file(Path(sys.argv[1]), Path(sys.argv[2]))"
+        "_build_int8_file(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])"
     )
     try:
         result = subprocess.run(
-            [sys.executable, "-c", code, str(model_dir), str(dest)],
+            [sys.executable, "-c", code, str(model_dir), str(dest), variant],
             capture_output=True,
             text=True,
             timeout=600,
             check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        log.warning("cannot build the int8 model in a child process (%s): building here", exc)
-        _build_int8_file(model_dir, dest)
+        log.warning("cannot build the model in a child process (%s): building here", exc)
+        _build_int8_file(model_dir, dest, variant)
         return
     if result.returncode != 0 or not dest.is_file():
         tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-        log.warning("building the int8 model in a child failed (%s): building here", tail[0])
-        _build_int8_file(model_dir, dest)
+        log.warning("building the model in a child failed (%s): building here", tail[0])
+        _build_int8_file(model_dir, dest, variant)
 
 
 class _BlasThreads:
@@ -427,7 +485,7 @@ class MiniLMEmbedder:
         batch_size: int = 64,
         threads: int = 0,
         *,
-        backend: str = "numpy",
+        backend: str = "auto",
         cache_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
@@ -436,7 +494,8 @@ class MiniLMEmbedder:
         path = Path(model_dir) if model_dir is not None else minilm_model_dir()
         self.model_dir = path
         self.backend = backend
-        kind = "minilm" if backend == "numpy" else f"minilm:{backend}"
+        kind = "minilm" if backend in ("numpy", "auto") else f"minilm:{backend}"
+        self._cache_dir = Path(cache_dir) if cache_dir is not None else None
         if backend == "onnx-int8":
             kind += f":{Path(cache_dir or default_model_cache()).resolve()}"
         self._model: _MiniLMModel = cached_model(
@@ -449,7 +508,7 @@ class MiniLMEmbedder:
         self.threads = threads
         # numpy runs side by side only when BLAS can be held to one thread per worker;
         # an ORT session is single-threaded by construction
-        self._blas_bound = backend == "numpy"
+        self._blas_bound = backend in ("numpy", "auto")
 
     @property
     def tokenizer(self) -> WordPieceTokenizer:
@@ -507,4 +566,8 @@ class MiniLMEmbedder:
         return vectors[[first[t] for t in texts]]
 
     def embed_query(self, text: str) -> np.ndarray:
+        if self.backend == "auto":
+            encoder = self._model.query_encoder(self._cache_dir or default_model_cache())
+            if encoder is not None:
+                return l2_normalise(encoder([self._model.tokenizer.encode(text)]))[0]
         return self.embed([text])[0]

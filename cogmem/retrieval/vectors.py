@@ -269,16 +269,16 @@ class VectorCache:
         """The group's vectors and persons, brought up to date (one small read when nothing
         changed; the new nodes only when something did)."""
         key = (store.uri or "", store.database or "", group)
+        state = store.read("operators/vector_state", group=group)[0]
+        seq, epoch = int(state["seq"]), int(state["epoch"])
+        current = self._current(key)
+        if current is not None and current.epoch == epoch and current.seq >= seq:
+            return current  # the common case: no lock, one small read
         with self._lock:
             lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            state = store.read("operators/vector_state", group=group)[0]
-            seq, epoch = int(state["seq"]), int(state["epoch"])
-            with self._lock:
-                current = self._groups.get(key)
-                if current is not None:
-                    self._groups.move_to_end(key)
-            if current is not None and current.epoch == epoch and current.seq == seq:
+        with lock:  # one refresh per group at a time; the others then find it done
+            current = self._current(key)
+            if current is not None and current.epoch == epoch and current.seq >= seq:
                 return current
             fresh = current is None or current.epoch != epoch or seq < current.seq
             vectors = GroupVectors(epoch=epoch) if fresh or current is None else current
@@ -293,6 +293,13 @@ class VectorCache:
                 self._groups.move_to_end(key)
                 self._evict()
             return vectors
+
+    def _current(self, key: tuple[str, ...]) -> GroupVectors | None:
+        with self._lock:
+            current = self._groups.get(key)
+            if current is not None:
+                self._groups.move_to_end(key)
+            return current
 
     def _evict(self) -> None:
         total = sum(g.nbytes for g in self._groups.values())

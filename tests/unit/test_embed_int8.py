@@ -118,7 +118,7 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def test_setting_default_env_and_validation(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Settings().embed_backend == "numpy"
+    assert Settings().embed_backend == "auto"
     monkeypatch.setenv("COGMEM_CONFIG", "/nonexistent/cogmem.toml")
     monkeypatch.setenv("COGMEM_EMBED_BACKEND", "onnx-int8")
     assert load_settings().embed_backend == "onnx-int8"
@@ -128,7 +128,7 @@ def test_setting_default_env_and_validation(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_names() -> None:
-    assert minilm_name("numpy") == minilm_name("onnx") == "minilm"
+    assert minilm_name("auto") == minilm_name("numpy") == minilm_name("onnx") == "minilm"
     assert minilm_name("onnx-int8") == "minilm-int8"
     with pytest.raises(ValueError, match="backend"):
         minilm_name("int4")
@@ -285,3 +285,31 @@ def test_missing_onnxruntime(
         embedder_identity(settings)
     # the default backend does not need it
     assert MiniLMEmbedder(model_dir).embed(["still works"]).shape == (1, 384)
+
+
+# -- the default backend: batches in numpy, single queries on ONNX Runtime --------------
+
+
+def test_auto_answers_queries_on_onnx_with_numpys_vectors(
+    model_dir: Path, tmp_path: Path, onnx_ready: None, fresh_cache: None
+) -> None:
+    from cogmem.embed.onnx import OnnxBertEncoder
+
+    embedder = MiniLMEmbedder(model_dir, cache_dir=tmp_path)
+    assert embedder.backend == "auto" and embedder.name == "minilm"
+    assert type(embedder._model.encoder) is BertEncoder  # batches stay in numpy
+    for text in SENTENCES:
+        assert np.abs(embedder.embed_query(text) - embedder.embed([text])[0]).max() < 1e-5
+    assert isinstance(embedder._model._query_encoder, OnnxBertEncoder)
+    assert len(list(tmp_path.glob("minilm-float-*.onnx"))) == 1  # built once, cached
+
+
+def test_auto_without_onnxruntime_answers_queries_in_numpy(
+    model_dir: Path, tmp_path: Path, fresh_cache: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
+    embedder = MiniLMEmbedder(model_dir, cache_dir=tmp_path)
+    vec = embedder.embed_query(SENTENCES[0])
+    assert embedder._model._query_encoder is None and embedder._model._query_looked
+    assert np.array_equal(vec, embedder.embed([SENTENCES[0]])[0])
+    assert not list(tmp_path.glob("*.onnx"))
