@@ -45,6 +45,9 @@ class _Rows:
     fields: tuple[dict[str, Any], ...] = ()
     matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     is_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: each row's type as a small integer (``codes`` maps type names to them)
+    type_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))
+    codes: dict[str, int] = field(default_factory=dict)
     row: dict[str, int] = field(default_factory=dict)
     #: (conversation id, position) → turn id
     position: dict[tuple[str, int], str] = field(default_factory=dict)
@@ -64,6 +67,7 @@ class GroupVectors:
     _turn_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["search_text"]))
     _record_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["content", "name"]))
     _text_lock: threading.Lock = field(default_factory=threading.Lock)
+    _memo: tuple[_Rows, np.ndarray, np.ndarray] | None = None
 
     @property
     def ids(self) -> list[str]:
@@ -92,6 +96,7 @@ class GroupVectors:
         ids, types, row = list(old.ids), list(old.types), dict(old.row)
         fields = list(old.fields)
         position = dict(old.position)
+        codes = dict(old.codes)
         evidenced = {t: dict(recs) for t, recs in old.evidenced.items()}
         new_vecs: list[Any] = []
         replaced: list[tuple[int, Any]] = []
@@ -128,6 +133,8 @@ class GroupVectors:
             fields=tuple(fields),
             matrix=matrix,
             is_turn=np.array([t == TURN for t in types], bool),
+            type_codes=np.array([codes.setdefault(t, len(codes)) for t in types], np.int16),
+            codes=codes,
             row=row,
             position=position,
             evidenced=evidenced,
@@ -165,18 +172,29 @@ class GroupVectors:
             return []
         mask = view.is_turn.copy() if turns else ~view.is_turn
         if not turns and types is not None:
-            wanted = set(types)
-            mask &= np.fromiter((t in wanted for t in view.types), bool, count=len(view.ids))
+            wanted = [view.codes[t] for t in types if t in view.codes]
+            mask &= np.isin(view.type_codes, wanted)
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
             return []
-        scores = view.matrix[candidates] @ query.astype(np.float32, copy=False)
+        scores = self._scores(view, query)[candidates]
         if candidates.size > k:
             best = np.argpartition(-scores, k - 1)[:k]
         else:
             best = np.arange(candidates.size)
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
+
+    def _scores(self, view: _Rows, query: np.ndarray) -> np.ndarray:
+        """Cosine of every row of ``view`` to ``query``: one pass over the matrix per
+        search (the steps of a search ask with the same vector), kept for the next call."""
+        memo = self._memo
+        if memo is not None and memo[0] is view and np.array_equal(memo[1], query):
+            return memo[2]
+        q = np.asarray(query, np.float32)
+        scores = view.matrix @ q
+        self._memo = (view, q.copy(), scores)
+        return scores
 
     def neighbourhood(self, turn_ids: Sequence[str], window: int) -> list[dict[str, Any]] | None:
         """Ground for turn seeds in process (see :func:`_neighbourhood`)."""
@@ -189,7 +207,7 @@ class GroupVectors:
         known = [a for a in at if a >= 0]
         out = [0.0] * len(ids)
         if known:
-            sims = iter((view.matrix[known] @ query.astype(np.float32, copy=False)).tolist())
+            sims = iter(self._scores(view, query)[known].tolist())
             for n, a in enumerate(at):
                 if a >= 0:
                     out[n] = (1.0 + next(sims)) / 2.0
