@@ -545,7 +545,10 @@ class MiniLMEmbedder:
             # side by side, each worker's batches are smaller: the same peak memory
             budget = BATCH_TOKENS // workers if parallel else BATCH_TOKENS
             batches = list(_length_batches(order, sequences, self.batch_size, budget))
-        if small or workers == 1 or len(batches) == 1 or not parallel:
+        quick = self._quick_encoder() if small and len(batches) == 1 else None
+        if quick is not None:  # a query or a live turn: ONNX Runtime, the same vectors
+            vectors[order] = quick([sequences[i] for i in order])
+        elif small or workers == 1 or len(batches) == 1 or not parallel:
             threads = 1 if small else self.threads
             with _BLAS.limit(threads):
                 for idx in batches:
@@ -565,9 +568,12 @@ class MiniLMEmbedder:
             return vectors
         return vectors[[first[t] for t in texts]]
 
+    def _quick_encoder(self) -> Encoder | None:
+        """For backend auto, the ONNX Runtime session that small calls (a query, a live
+        turn with its records) run on; None otherwise or without onnxruntime."""
+        if self.backend != "auto":
+            return None
+        return self._model.query_encoder(self._cache_dir or default_model_cache())
+
     def embed_query(self, text: str) -> np.ndarray:
-        if self.backend == "auto":
-            encoder = self._model.query_encoder(self._cache_dir or default_model_cache())
-            if encoder is not None:
-                return l2_normalise(encoder([self._model.tokenizer.encode(text)]))[0]
         return self.embed([text])[0]
