@@ -138,6 +138,10 @@ class LocomoReport(BaseModel):
     ingest_turns_per_s: float
     search_p50_ms: float
     search_p95_ms: float
+    search_k10_p50_ms: float = 0.0
+    search_k10_p95_ms: float = 0.0
+    first_search_ms: float = 0.0
+    """The first search of a group in the process: it reads the group's vectors."""
     baseline_p50_ms: float
     search_mean_ms: float = 0.0
     breakdown_ms: dict[str, float] = Field(default_factory=dict)
@@ -172,6 +176,8 @@ def run_locomo(
     ingest_seconds = 0.0
     turns = 0
     latencies: list[float] = []
+    latencies_k10: list[float] = []
+    first_searches: list[float] = []
     parts: dict[str, float] = defaultdict(float)
     base_latencies: list[float] = []
     embedder = memory.embedder
@@ -183,6 +189,11 @@ def run_locomo(
             log(f"ingesting {conv.id}: {len(conv.turns)} turns")
             summary = mem.ingest_conversations([conv], fmt="locomo")
             ingest_seconds += summary.seconds
+        mem.await_indexes(seconds=600)
+        # the first search of a group in a process reads the group's vectors: timed apart
+        started = time.perf_counter()
+        mem.retrieve("warm up", k=max(KS))
+        first_searches.append(time.perf_counter() - started)
         texts = [f"{t.speaker}: {t.full_text}" for t in conv.turns]
         dated = [f"{short_date(t.at)} {text}" for t, text in zip(conv.turns, texts, strict=True)]
         ids = [t.source_id for t in conv.turns]
@@ -196,6 +207,9 @@ def run_locomo(
             for part, seconds in retrieval.seconds.items():
                 parts[part] += seconds
             systems["cogmem"].append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
+            started = time.perf_counter()
+            mem.retrieve(q.question, k=10)  # the default k, as an application asks
+            latencies_k10.append(time.perf_counter() - started)
             started = time.perf_counter()
             qvec = embedder.embed_query(q.question)
             for name, order in flat.rankings(q.question, qvec).items():
@@ -214,6 +228,9 @@ def run_locomo(
         ingest_turns_per_s=round(turns / ingest_seconds, 1) if ingest_seconds else 0.0,
         search_p50_ms=round(1000 * percentile(latencies, 50), 1),
         search_p95_ms=round(1000 * percentile(latencies, 95), 1),
+        search_k10_p50_ms=round(1000 * percentile(latencies_k10, 50), 1),
+        search_k10_p95_ms=round(1000 * percentile(latencies_k10, 95), 1),
+        first_search_ms=round(1000 * statistics.fmean(first_searches or [0.0]), 1),
         baseline_p50_ms=round(1000 * percentile(base_latencies, 50), 1),
         search_mean_ms=round(1000 * statistics.fmean(latencies), 1) if latencies else 0.0,
         breakdown_ms={
@@ -257,9 +274,12 @@ def markdown(report: LocomoReport) -> str:
         f"{report.evidence.questions_without_evidence}.",
         f"Ingest: {report.turns} turns in {report.ingest_seconds:.1f}s "
         f"({report.ingest_turns_per_s:.1f} turns/s, extractor {report.extractor}, embedder "
-        f"{report.embedder}). Search latency p50 {report.search_p50_ms:.0f} ms, p95 "
+        f"{report.embedder}). Search latency at k = 10 (the default) p50 "
+        f"{report.search_k10_p50_ms:.0f} ms, p95 {report.search_k10_p95_ms:.0f} ms; at k = 25 "
+        f"(the run scored above) p50 {report.search_p50_ms:.0f} ms, p95 "
         f"{report.search_p95_ms:.0f} ms (all flat baselines together: p50 "
-        f"{report.baseline_p50_ms:.0f} ms).",
+        f"{report.baseline_p50_ms:.0f} ms). The first search of each group, which reads its "
+        f"vectors into the process, took {report.first_search_ms:.0f} ms (not in the figures).",
     ]
     if report.breakdown_ms:
         order = ["embed", "entities", "anchor", "traverse", "intersect", "ground", "evidence"]

@@ -348,18 +348,20 @@ class Operators:
                 window=max(0, window),
                 per_record=per_record,
             )
-        vec = np.asarray(vector, np.float32) if vector is not None else None
-        out = []
+        found = []  # (row, turn fields, record fields) of the turns this search can see
         for row in rows:
             turn = vectors.node(row["id"])
-            if turn is None:  # written after this search read the group
-                continue
-            records = [r for r in map(vectors.node, row["records"]) if r is not None]
-            sims = (
-                vectors.similarity(vec, [row["id"], *(r["id"] for r in records)])
-                if vec is not None
-                else [0.0] * (1 + len(records))
-            )
+            if turn is not None:  # else written after this search read the group
+                records = [r for r in map(vectors.node, row["records"]) if r is not None]
+                found.append((row, turn, records))
+        ask = [i for row, _, records in found for i in (row["id"], *(r["id"] for r in records))]
+        if vector is not None:
+            sims_all = iter(vectors.similarity(np.asarray(vector, np.float32), ask))
+        else:
+            sims_all = iter([0.0] * len(ask))
+        out = []
+        for row, turn, records in found:
+            sims = [next(sims_all) for _ in range(1 + len(records))]
             at = _when(turn.get("at_s"))
             self._turn_rows[row["id"]] = {
                 "id": row["id"],
