@@ -208,13 +208,16 @@ def run_locomo(
                 parts[part] += seconds
             systems["cogmem"].append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
             started = time.perf_counter()
-            mem.retrieve(q.question, k=10)  # the default k, as an application asks
-            latencies_k10.append(time.perf_counter() - started)
-            started = time.perf_counter()
             qvec = embedder.embed_query(q.question)
             for name, order in flat.rankings(q.question, qvec).items():
                 systems[name].append((q, [ids[i] for i in order[: max(KS)]]))
             base_latencies.append(time.perf_counter() - started)
+        # a second pass at the default k, as an application asks, once the server has
+        # seen these statements (the first pass above is its warm-up)
+        for q in by_conv[conv.id]:
+            started = time.perf_counter()
+            mem.retrieve(q.question, k=10)
+            latencies_k10.append(time.perf_counter() - started)
         if not keep and not reuse:
             mem.forget()
     return LocomoReport(
@@ -274,9 +277,10 @@ def markdown(report: LocomoReport) -> str:
         f"{report.evidence.questions_without_evidence}.",
         f"Ingest: {report.turns} turns in {report.ingest_seconds:.1f}s "
         f"({report.ingest_turns_per_s:.1f} turns/s, extractor {report.extractor}, embedder "
-        f"{report.embedder}). Search latency at k = 10 (the default) p50 "
-        f"{report.search_k10_p50_ms:.0f} ms, p95 {report.search_k10_p95_ms:.0f} ms; at k = 25 "
-        f"(the run scored above) p50 {report.search_p50_ms:.0f} ms, p95 "
+        f"{report.embedder}). Search latency at k = 10 (the default; a second pass over the "
+        f"questions) p50 {report.search_k10_p50_ms:.0f} ms, p95 "
+        f"{report.search_k10_p95_ms:.0f} ms; at k = 25 (the first pass, scored above, right "
+        f"after the ingest) p50 {report.search_p50_ms:.0f} ms, p95 "
         f"{report.search_p95_ms:.0f} ms (all flat baselines together: p50 "
         f"{report.baseline_p50_ms:.0f} ms). The first search of each group, which reads its "
         f"vectors into the process, took {report.first_search_ms:.0f} ms (not in the figures).",
