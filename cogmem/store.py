@@ -191,6 +191,14 @@ class Store:
         """A read statement, on a reader (a secondary in a cluster)."""
         return self._query(name, params, RoutingControl.READ)
 
+    def stream(self, name: str, /, **params: Any) -> Iterator[Row]:
+        """A read statement whose rows are handed over one at a time as they arrive (a
+        large result never sits in memory whole); not retried, so consume it in one go."""
+        with self._errors(), self._session(read=True) as session:
+            self._connect()
+            for record in session.run(statements.load(name), dict(params)):
+                yield {k: _plain(v) for k, v in record.items()}
+
     def write(self, name: str, /, **params: Any) -> list[Row]:
         """A write statement, on the leader."""
         return self._query(name, params, RoutingControl.WRITE)

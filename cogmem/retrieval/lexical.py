@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+import numpy as np
 import snowballstemmer
 
 K1 = 1.2
@@ -54,13 +55,16 @@ def analyse(text: str) -> list[str]:
 
 
 class _Field:
-    """Postings of one field: term → {document row: term frequency}."""
+    """Postings of one field: term → {document row: term frequency}, with numpy copies
+    of each term's postings made on first use and dropped when the term changes."""
 
     def __init__(self) -> None:
         self.postings: dict[str, dict[int, int]] = {}
-        self.lengths: dict[int, int] = {}
         self.terms: dict[int, list[str]] = {}
+        self.lengths = np.zeros(0, np.float32)
+        self.docs = 0
         self.total = 0
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def put(self, row: int, text: str | None) -> None:
         self.remove(row)
@@ -70,35 +74,56 @@ class _Field:
         counts = Counter(terms)
         for term, tf in counts.items():
             self.postings.setdefault(term, {})[row] = tf
+            self._arrays.pop(term, None)
         self.terms[row] = list(counts)
+        if row >= self.lengths.size:
+            grown = np.zeros(max(row + 1, 2 * self.lengths.size), np.float32)
+            grown[: self.lengths.size] = self.lengths
+            self.lengths = grown
         self.lengths[row] = len(terms)
+        self.docs += 1
         self.total += len(terms)
 
     def remove(self, row: int) -> None:
-        length = self.lengths.pop(row, None)
-        if length is None:
+        terms = self.terms.pop(row, None)
+        if terms is None:
             return
-        self.total -= length
-        for term in self.terms.pop(row, []):
+        self.docs -= 1
+        self.total -= int(self.lengths[row])
+        self.lengths[row] = 0
+        for term in terms:
+            self._arrays.pop(term, None)
             docs = self.postings.get(term)
             if docs is not None:
                 docs.pop(row, None)
                 if not docs:
                     del self.postings[term]
 
-    def score(self, terms: Sequence[str], into: dict[int, float]) -> None:
-        n_docs = len(self.lengths)
-        if not n_docs:
-            return
-        avg = self.total / n_docs
-        for term in terms:
+    def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        arrays = self._arrays.get(term)
+        if arrays is None:
             docs = self.postings.get(term)
             if not docs:
+                return None
+            rows = np.fromiter(docs.keys(), np.int64, count=len(docs))
+            tfs = np.fromiter(docs.values(), np.float32, count=len(docs))
+            arrays = self._arrays[term] = (rows, tfs)
+        return arrays
+
+    def score(self, terms: Sequence[str], into: np.ndarray) -> None:
+        """Add this field's BM25 score of every document to ``into`` (indexed by row)."""
+        if not self.docs:
+            return
+        avg = self.total / self.docs
+        for term in terms:
+            arrays = self._postings(term)
+            if arrays is None:
                 continue
-            idf = math.log(1.0 + (n_docs - len(docs) + 0.5) / (len(docs) + 0.5))
-            for row, tf in docs.items():
-                norm = K1 * (1.0 - B + B * self.lengths[row] / avg)
-                into[row] = into.get(row, 0.0) + idf * tf / (tf + norm)
+            rows, tfs = arrays
+            n = rows.size
+            idf = math.log(1.0 + (self.docs - n + 0.5) / (n + 0.5))
+            norm = K1 * (1.0 - B + B * self.lengths[rows] / avg)
+            into[rows] += idf * tfs / (tfs + norm)
 
 
 class LexicalIndex:
@@ -112,20 +137,24 @@ class LexicalIndex:
             field.put(row, texts.get(name))
 
     def search(
-        self, words: Iterable[str], limit: int, allowed: Sequence[bool] | None = None
+        self, words: Iterable[str], limit: int, allowed: np.ndarray | None = None
     ) -> list[tuple[int, float]]:
         """The best ``limit`` rows for the query words (each analysed like the texts),
         best first; ``allowed[row]`` False leaves a row out."""
         terms = list(dict.fromkeys(t for w in words for t in analyse(w)))
         if not terms or limit <= 0:
             return []
-        scores: dict[int, float] = {}
+        size = max((f.lengths.size for f in self._fields.values()), default=0)
+        scores = np.zeros(size, np.float32)
         for field in self._fields.values():
             field.score(terms, scores)
-        hits = [
-            (row, score)
-            for row, score in scores.items()
-            if allowed is None or (row < len(allowed) and allowed[row])
-        ]
-        hits.sort(key=lambda h: (-h[1], h[0]))
-        return hits[:limit]
+        if allowed is not None:
+            keep = np.zeros(size, bool)
+            n = min(size, allowed.size)
+            keep[:n] = allowed[:n]
+            scores[~keep] = 0.0
+        hits = np.flatnonzero(scores > 0.0)
+        if hits.size > limit:
+            hits = hits[np.argpartition(-scores[hits], limit - 1)[:limit]]
+        hits = hits[np.lexsort((hits, -scores[hits]))]
+        return [(int(row), float(scores[row])) for row in hits]

@@ -34,6 +34,8 @@ from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.store import Store
 
 TURN = "Turn"
+_BLOCK = 2048
+"""Streamed vectors are converted to float32 this many at a time."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,9 @@ class GroupVectors:
         position = dict(old.position)
         codes = dict(old.codes)
         evidenced = {t: dict(recs) for t, recs in old.evidenced.items()}
-        new_vecs: list[Any] = []
+        blocks: list[np.ndarray] = []  # new vectors, converted to float32 as they stream in
+        pending: list[Any] = []
+        added = 0
         replaced: list[tuple[int, Any]] = []
         for r in rows:
             data = {k: v for k, v in r.items() if k != "embedding"}
@@ -116,17 +120,22 @@ class GroupVectors:
             ids.append(r["id"])
             types.append(r["type"] or "")
             fields.append(data)
-            new_vecs.append(r["embedding"])
-        if not replaced and not new_vecs:
+            pending.append(r["embedding"])
+            added += 1
+            if len(pending) >= _BLOCK:  # lists of Python floats take 6× the memory
+                blocks.append(_unit(np.asarray(pending, np.float32)))
+                pending = []
+        if pending:
+            blocks.append(_unit(np.asarray(pending, np.float32)))
+        if not replaced and not added:
             return
         matrix = old.matrix
         if replaced:
             matrix = matrix.copy()
             for at, vec in replaced:
                 matrix[at] = _unit(np.asarray(vec, np.float32)[None, :])[0]
-        if new_vecs:
-            block = _unit(np.asarray(new_vecs, np.float32))
-            matrix = block if matrix.size == 0 else np.concatenate([matrix, block])
+        if blocks:
+            matrix = np.concatenate(blocks if matrix.size == 0 else [matrix, *blocks])
         self._rows = _Rows(
             ids=tuple(ids),
             types=tuple(types),
@@ -139,7 +148,7 @@ class GroupVectors:
             position=position,
             evidenced=evidenced,
         )
-        changed = [at for at, _ in replaced] + list(range(len(ids) - len(new_vecs), len(ids)))
+        changed = [at for at, _ in replaced] + list(range(len(ids) - added, len(ids)))
         with self._text_lock:
             for at in changed:
                 if types[at] == TURN:
@@ -153,10 +162,9 @@ class GroupVectors:
         """BM25 over the group's own turn texts (``turns``) or record contents and names
         (of ``types``, all when None): the best ``k`` ids with their scores, best first."""
         view = self._rows
-        allowed: list[bool] | None = None
+        allowed: np.ndarray | None = None
         if not turns and types is not None:
-            wanted = set(types)
-            allowed = [t in wanted for t in view.types]
+            allowed = np.isin(view.type_codes, [view.codes[t] for t in types if t in view.codes])
         index = self._turn_text if turns else self._record_text
         with self._text_lock:
             hits = index.search(words, k + 16, allowed)
@@ -300,10 +308,11 @@ class VectorCache:
                 return current
             fresh = current is None or current.epoch != epoch or seq < current.seq
             vectors = GroupVectors(epoch=epoch) if fresh or current is None else current
-            rows = store.read(
-                "operators/vectors_since", group=group, seq=None if fresh else vectors.seq
+            vectors.add(
+                store.stream(
+                    "operators/vectors_since", group=group, seq=None if fresh else vectors.seq
+                )
             )
-            vectors.add(rows)
             vectors.persons = store.read("operators/entities", group=group)
             vectors.seq = seq
             with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from cogmem.retrieval.lexical import LexicalIndex, analyse
@@ -57,5 +58,5 @@ def test_allowed_rows_filter_the_hits() -> None:
     index = LexicalIndex(["text"])
     for row in range(4):
         index.put(row, {"text": f"garden party number {row}"})
-    hits = index.search(["garden"], limit=10, allowed=[True, False, True, False])
+    hits = index.search(["garden"], limit=10, allowed=np.array([True, False, True, False]))
     assert sorted(row for row, _ in hits) == [0, 2]
