@@ -14,9 +14,10 @@ more tenants share the store). The group's own matrix cannot be crowded, its top
 exact, and the similarities that Anchor and Ground need come from it instead of from Cypher
 reading 384-float properties node by node.
 
-Memory: 4 bytes a dimension a node (1.5 KiB at 384-d) and about 1 KiB of fields: a
-4,000-node conversation takes 10 MiB, 100k records 250 MiB; groups are evicted least
-recently used beyond ``vector_cache_mb``.
+Memory: 4 bytes a dimension a node (1.5 KiB at 384-d) and about 2.5 KiB of fields and
+BM25 postings: a 4,000-node conversation takes ~16 MiB, 100k records with their turns
+(170k nodes) ~700 MiB; groups are evicted least recently used beyond ``vector_cache_mb``
+(one group is always kept).
 Similarities are Neo4j's: (1 + cosine) / 2, what ``vector.similarity.cosine`` returns.
 """
 
@@ -81,8 +82,9 @@ class GroupVectors:
 
     @property
     def nbytes(self) -> int:
-        # the matrix, and about a kilobyte of Python objects per node's fields
-        return int(self._rows.matrix.nbytes) + 1024 * len(self._rows.ids)
+        # the matrix, and about 2.5 KiB of Python objects per node: its fields and its BM25
+        # postings (measured at 100k records: see the scale benchmark's peak RSS)
+        return int(self._rows.matrix.nbytes) + 2560 * len(self._rows.ids)
 
     def node(self, node_id: str) -> dict[str, Any] | None:
         """What a search reads of a node (id, type, name, content, speaker, times as epoch
