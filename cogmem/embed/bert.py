@@ -133,6 +133,16 @@ class _Layer:
     ln2_b: np.ndarray
 
 
+def mean_pool(states: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The mean of each sequence's first ``length`` rows of right-padded ``states``
+    (batch, width, hidden): padding never enters a sentence's vector."""
+    valid = np.arange(states.shape[1])[None, :] < lengths[:, None]
+    weights = valid.astype(np.float32)[:, None, :]  # (batch, 1, width)
+    pooled = np.matmul(weights, states)[:, 0, :]
+    pooled /= lengths[:, None].astype(np.float32)
+    return pooled
+
+
 class BertEncoder:
     """A BERT encoder (post-LN, absolute positions, exact GELU) in float32 numpy.
 
@@ -274,12 +284,7 @@ class BertEncoder:
         """
         if len(sequences) == 0:
             return np.zeros((0, self.hidden), np.float32)
-        states, lengths = self.token_states(sequences)
-        valid = np.arange(states.shape[1])[None, :] < lengths[:, None]
-        weights = valid.astype(np.float32)[:, None, :]  # (batch, 1, width)
-        pooled = np.matmul(weights, states)[:, 0, :]
-        pooled /= lengths[:, None].astype(np.float32)
-        return pooled
+        return mean_pool(*self.token_states(sequences))
 
     def token_states(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Last hidden states (batch, width, hidden), right-padded, and each sequence's

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from cogmem.embed.base import EmbedderUnavailable
+from cogmem.embed.bert import mean_pool
 
 _OPSET = 17  # LayerNormalization
 
@@ -243,12 +244,7 @@ class OnnxBertEncoder:
         padded rows are left out of the mean, as in ``BertEncoder.__call__``."""
         if len(sequences) == 0:
             return np.zeros((0, self.hidden), np.float32)
-        states, lengths = self.token_states(sequences)
-        valid = np.arange(states.shape[1])[None, :] < lengths[:, None]
-        weights = valid.astype(np.float32)[:, None, :]  # (batch, 1, width)
-        pooled = np.matmul(weights, states)[:, 0, :]
-        pooled /= lengths[:, None].astype(np.float32)
-        return pooled
+        return mean_pool(*self.token_states(sequences))
 
     def token_states(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
         """Last hidden states (batch, width, hidden), right-padded, and each sequence's
