@@ -133,6 +133,14 @@ class _Layer:
     ln2_b: np.ndarray
 
 
+def checked_lengths(sequences: Sequence[Sequence[int]], max_positions: int) -> np.ndarray:
+    """Each sequence's length; ValueError unless every one is in 1..``max_positions``."""
+    lengths = np.fromiter(map(len, sequences), dtype=np.intp, count=len(sequences))
+    if lengths.size and (lengths.min() < 1 or lengths.max() > max_positions):
+        raise ValueError(f"sequence lengths must be in 1..{max_positions}")
+    return lengths
+
+
 def mean_pool(states: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The mean of each sequence's first ``length`` rows of right-padded ``states``
     (batch, width, hidden): padding never enters a sentence's vector."""
@@ -290,11 +298,9 @@ class BertEncoder:
         """Last hidden states (batch, width, hidden), right-padded, and each sequence's
         length: what :meth:`__call__` pools, for callers that pool spans of a sequence."""
         batch = len(sequences)
-        lengths = np.fromiter(map(len, sequences), dtype=np.intp, count=batch)
+        lengths = checked_lengths(sequences, self.max_positions)
         if batch == 0:
             return np.zeros((0, 0, self.hidden), np.float32), lengths
-        if lengths.min() < 1 or lengths.max() > self.max_positions:
-            raise ValueError(f"sequence lengths must be in 1..{self.max_positions}")
         width = int(lengths.max())
         ids = np.zeros((batch, width), np.intp)
         valid = np.arange(width)[None, :] < lengths[:, None]  # (batch, width)

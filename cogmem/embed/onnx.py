@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cogmem.embed.base import EmbedderUnavailable
-from cogmem.embed.bert import mean_pool
+from cogmem.embed.bert import checked_lengths, mean_pool
 
 _OPSET = 17  # LayerNormalization
 
@@ -250,11 +250,9 @@ class OnnxBertEncoder:
         """Last hidden states (batch, width, hidden), right-padded, and each sequence's
         length, as ``BertEncoder.token_states``."""
         batch = len(sequences)
-        lengths = np.fromiter(map(len, sequences), dtype=np.intp, count=batch)
+        lengths = checked_lengths(sequences, self.max_positions)
         if batch == 0:
             return np.zeros((0, 0, self.hidden), np.float32), lengths
-        if lengths.min() < 1 or lengths.max() > self.max_positions:
-            raise ValueError(f"sequence lengths must be in 1..{self.max_positions}")
         width = int(lengths.max())
         ids = np.zeros((batch, width), np.int64)
         for row, seq in enumerate(sequences):

@@ -1,8 +1,6 @@
-"""Question words → a safe Lucene query for the fulltext indexes.
-
-The query is a parameter value, never Cypher: every term is escaped, so a question full of
-Lucene or Cypher syntax is just words. The group restriction rides inside Lucene as a
-required ``group_key`` token.
+"""Question words: the content words of a question that lexical matching uses (the BM25 of
+:mod:`cogmem.retrieval.lexical`, the fuzzy match of Anchor and the router). Words are
+taken with a plain pattern, so a question full of Lucene or Cypher syntax is just words.
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ QUESTION_WORDS = frozenset(
     recently ever""".split()
 )
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 MAX_TERMS = 32
 
 
@@ -32,26 +29,3 @@ def keywords(text: str) -> list[str]:
             continue
         seen.setdefault(word, None)
     return list(seen)[:MAX_TERMS]
-
-
-def escape(term: str) -> str:
-    """Escape Lucene's special characters (and the words AND/OR/NOT) in one term."""
-    escaped = _SPECIAL.sub(r"\\\1", term)
-    if escaped in ("AND", "OR", "NOT"):
-        escaped = escaped.lower()
-    return escaped
-
-
-def group_query(
-    group_token: str, terms: list[str], boosts: dict[str, float] | None = None
-) -> str | None:
-    """``+group_key:<token> +(t1 t2^2 …)``, or None when no term is left."""
-    parts = []
-    for term in terms:
-        if not term:
-            continue
-        boost = (boosts or {}).get(term)
-        parts.append(f"{escape(term)}^{boost:g}" if boost and boost != 1 else escape(term))
-    if not parts:
-        return None
-    return f"+group_key:{escape(group_token)} +({' '.join(parts)})"

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz
 
-from cogmem.ingest.ids import group_key
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
 from cogmem.retrieval.candidates import (
     AnchorResult,
@@ -121,7 +120,6 @@ class Operators:
     def __init__(self, store: Store, group: str) -> None:
         self.store = store
         self.group = group
-        self.token = group_key(group)
         self._cache = vector_cache(store.settings.vector_cache_mb)
         self._vectors: GroupVectors | None = None
         # what the last Ground returned, so Evidence needs no second round trip
