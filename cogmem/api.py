@@ -257,12 +257,12 @@ class Memory:
 
         ``at``: when it was said (default: now); a naive datetime is taken as UTC."""
         self.ensure_schema()
-        tail_rows = self.store.read(
-            "ingest/conversation_tail",
+        (live,) = self.store.read(
+            "ingest/live_context",
             group_id=self.group,
             conversation_id=conversation_id(self.group, conversation),
         )
-        tail = tail_rows[0] if tail_rows else None
+        tail = live["tail"][0] if live["tail"] else None
         index = int(tail["idx"]) + 1 if tail else 0
         turn = Turn(
             conversation=conversation,
@@ -279,7 +279,7 @@ class Memory:
             speakers.append(tail["speaker"])
         conv = Conversation(id=conversation, speakers=speakers, turns=[turn], source_format="live")
         ingestor = Ingestor(self.store, self.embedder, self.extractor, self.group)
-        return ingestor.append(conv, tail["id"] if tail else None)
+        return ingestor.append(conv, tail["id"] if tail else None, live["persons"])
 
     # -- retrieval -------------------------------------------------------------------
     def operators(self) -> Operators:

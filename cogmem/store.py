@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from neo4j import (
     READ_ACCESS,
@@ -42,6 +42,35 @@ from cogmem.config import Settings
 
 Row = dict[str, Any]
 Step = tuple[str, Mapping[str, Any]]
+T = TypeVar("T")
+
+
+class Statements(Protocol):
+    """What runs named statements: a :class:`Store` (a transaction each) or a
+    :class:`TxStatements` (all inside one transaction)."""
+
+    def read(self, name: str, /, **params: Any) -> list[Row]: ...
+
+    def write(self, name: str, /, **params: Any) -> list[Row]: ...
+
+    def write_many(self, steps: Sequence[Step]) -> list[list[Row]]: ...
+
+
+class TxStatements:
+    """Named statements run inside one open transaction (see :meth:`Store.transaction`):
+    a read sees the transaction's earlier writes, and nothing lands until it commits."""
+
+    def __init__(self, tx: ManagedTransaction) -> None:
+        self._tx = tx
+
+    def read(self, name: str, /, **params: Any) -> list[Row]:
+        return Store._run(self._tx, name, params)
+
+    def write(self, name: str, /, **params: Any) -> list[Row]:
+        return Store._run(self._tx, name, params)
+
+    def write_many(self, steps: Sequence[Step]) -> list[list[Row]]:
+        return [Store._run(self._tx, name, params) for name, params in steps]
 
 
 class StoreError(RuntimeError):
@@ -212,6 +241,13 @@ class Store:
         with self._errors(), self._session() as session:
             self._connect()
             return session.execute_write(work)
+
+    def transaction(self, work: Callable[[TxStatements], T]) -> T:
+        """Run ``work`` in one write transaction: everything it writes lands, or nothing
+        does. Retried whole on a transient error, so ``work`` must be safe to run again."""
+        with self._errors(), self._session() as session:
+            self._connect()
+            return session.execute_write(lambda tx: work(TxStatements(tx)))
 
     def admin(self, name: str, /, **params: Any) -> list[Row]:
         """Schema and administration statements, in an auto-commit transaction (leader)."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,7 +18,7 @@ from cogmem.consolidate.common import aware, unit_rows
 from cogmem.consolidate.edges import Edge, by_type, edge_diff, job_edges, write_rows
 from cogmem.embed import Embedder
 from cogmem.models import ExtractedRecord, RecordType
-from cogmem.store import Store
+from cogmem.store import Statements, Store
 from cogmem.text import NEGATIVE, POSITIVE
 
 COPULAS = frozenset(
@@ -313,7 +312,7 @@ def touched_pairs(records: Iterable[ExtractedRecord]) -> set[tuple[str, str]]:
 
 
 def reconcile_pairs(
-    store: Store,
+    store: Statements,
     group: str,
     pairs: set[tuple[str, str]],
     config: ConsolidationSettings | None = None,
@@ -349,23 +348,8 @@ def reconcile_pairs(
     return report
 
 
-def reconcile_batch(
-    store: Store,
-    group: str,
-    extractions: Sequence[Sequence[ExtractedRecord]],
-    written: Future[Any] | None = None,
-) -> ConsolidationReport:
-    """Reconcile the claims a batch of turns touched, once the batch is written.
-
-    ``written`` is the write of the batch (its error is re-raised here, so a caller that
-    waits on this step also sees a failed write)."""
-    if written is not None:
-        written.result()
-    return reconcile_pairs(store, group, touched_pairs(r for rs in extractions for r in rs))
-
-
 def _apply(
-    store: Store,
+    store: Statements,
     group: str,
     rows: Sequence[dict[str, Any]],
     claims: Sequence[ClaimRow],

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from cogmem.store import Store
+from cogmem.store import Statements, Store
 
 ROWS_PER_STATEMENT = 1000
 
@@ -15,7 +15,7 @@ Edge = tuple[str, str, str]  # (source id, relationship type, target id)
 Step = tuple[str, str, list[dict[str, Any]], dict[str, Any]]
 
 
-def write_rows(store: Store, steps: list[Step]) -> None:
+def write_rows(store: Statements, steps: list[Step]) -> None:
     """Run (statement, row-parameter name, rows, other params) in one transaction, chunked."""
     batch: list[tuple[str, dict[str, Any]]] = []
     for name, key, rows, params in steps:

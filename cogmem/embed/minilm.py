@@ -25,7 +25,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -33,6 +33,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from cogmem.embed.base import EmbedderUnavailable, cached_model, l2_normalise, read_json
+from cogmem.embed.batching import BATCH_TOKENS, cheapest_groups, length_batches
 from cogmem.embed.bert import BertEncoder
 from cogmem.embed.wordpiece import WordPieceTokenizer
 
@@ -393,10 +394,6 @@ _BLAS = _BlasThreads()
 SMALL_CALL_TOKENS = 512
 
 
-#: Padded tokens per forward pass: long texts go in smaller batches, short ones in larger.
-BATCH_TOKENS = 4096
-
-
 class _Workers:
     """A lazily started pool that runs forward passes side by side, one BLAS thread each.
 
@@ -428,34 +425,6 @@ _WORKERS = _Workers()
 def default_workers() -> int:
     """Forward passes run side by side for batch work when threads=0: the cores, up to 2."""
     return max(1, min(2, os.cpu_count() or 1))
-
-
-def _length_batches(
-    order: list[int],
-    sequences: Sequence[Sequence[int]],
-    max_count: int,
-    budget: int = BATCH_TOKENS,
-) -> Iterator[list[int]]:
-    """Split indices (sorted by ascending length) into batches of similar length.
-
-    A batch closes when the next text would make its padded size (count × longest) exceed
-    ``budget`` (default :data:`BATCH_TOKENS`), waste more than a quarter of it on padding, or pass
-    ``max_count`` texts — so calls that mix short and long texts pad little.
-    """
-    batch: list[int] = []
-    tokens = 0
-    for i in order:
-        width = len(sequences[i])
-        padded = (len(batch) + 1) * width
-        if batch and (
-            len(batch) >= max_count or padded > budget or padded > 1.25 * (tokens + width)
-        ):
-            yield batch
-            batch, tokens = [], 0
-        batch.append(i)
-        tokens += width
-    if batch:
-        yield batch
 
 
 class MiniLMEmbedder:
@@ -540,14 +509,15 @@ class MiniLMEmbedder:
         small = sum(map(len, sequences)) <= SMALL_CALL_TOKENS
         parallel = _BLAS.available or not self._blas_bound
         if small and len(unique) <= self.batch_size:
-            batches = [order]  # one forward pass: padding costs less than more passes
+            batches = cheapest_groups(order, sequences)  # few passes, little padding
         else:
             # side by side, each worker's batches are smaller: the same peak memory
             budget = BATCH_TOKENS // workers if parallel else BATCH_TOKENS
-            batches = list(_length_batches(order, sequences, self.batch_size, budget))
-        quick = self._quick_encoder() if small and len(batches) == 1 else None
+            batches = list(length_batches(order, sequences, self.batch_size, budget))
+        quick = self._quick_encoder() if small else None
         if quick is not None:  # a query or a live turn: ONNX Runtime, the same vectors
-            vectors[order] = quick([sequences[i] for i in order])
+            for idx in batches:
+                vectors[idx] = quick([sequences[i] for i in idx])
         elif small or workers == 1 or len(batches) == 1 or not parallel:
             threads = 1 if small else self.threads
             with _BLAS.limit(threads):

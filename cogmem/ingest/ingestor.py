@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from cogmem.consolidate.claims import reconcile_batch
+from cogmem.consolidate.claims import reconcile_pairs, touched_pairs
 from cogmem.embed import Embedder
 from cogmem.extract import ExtractionContext, Extractor, HeuristicExtractor, check_quotes
 from cogmem.ingest.rows import GraphBuilder, memory_embed_text, turn_embed_text
 from cogmem.models import ENTITY_TYPES, Conversation, ExtractedRecord
-from cogmem.store import Store, chunks
+from cogmem.store import Row, Statements, Step, Store, chunks
 
 Progress = Callable[[int], None]
 _ENTITY_LABELS = frozenset(t.label for t in ENTITY_TYPES)  # embedded once per group
@@ -92,15 +92,19 @@ def seed_context(
     group: str,
     speakers: Sequence[str],
     known: ExtractionContext | None = None,
+    persons: Sequence[Row] | None = None,
 ) -> ExtractionContext:
-    """An extraction context that knows the persons already in the group, and those that
-    ``known`` (a discovery pass over the input) names."""
+    """An extraction context that knows the persons already in the group (``persons``, the
+    rows of ``ingest/group_persons``, read here unless given), and those that ``known`` (a
+    discovery pass over the input) names."""
     ctx = ExtractionContext(speakers=list(speakers))
     if known is not None:
         ctx.persons |= known.persons
         for alias, name in known.aliases.items():
             ctx.learn_alias(alias, name)
-    for row in store.read("ingest/group_persons", group_id=group):
+    if persons is None:
+        persons = store.read("ingest/group_persons", group_id=group)
+    for row in persons:
         name = row["name"]
         if not name or "'" in name:
             continue
@@ -156,17 +160,24 @@ class Ingestor:
         progress: Progress | None,
         previous: str | None = None,
         known: ExtractionContext | None = None,
+        persons: Sequence[Row] | None = None,
     ) -> None:
         builder = GraphBuilder(self.group, conversation)
-        ctx = seed_context(self.store, self.group, speakers_of(conversation), known)
-        self.store.write("ingest/merge_conversation", **builder.conversation_row())
+        ctx = seed_context(self.store, self.group, speakers_of(conversation), known, persons)
         speaker_first: dict[str, str] = {}
         counts: Counter[str] = Counter()
+        batches = list(chunks(conversation.turns, self.batch_size))
+        opening = ("ingest/merge_conversation", builder.conversation_row())
+        closing = ("ingest/mark_conversation_complete", {"id": builder.cid})
+        if not batches:
+            self.store.write_many([opening, closing])
         # Batch i is written by a background thread while batch i + 1 is extracted and
-        # embedded; at most one write is in flight, and batches land in order.
+        # embedded; at most one write is in flight, and batches land in order. Each batch
+        # is one transaction: its turns, records and edges, the claims it touched
+        # reconciled, and (first and last batch) the conversation node and its completion.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-writer") as writer:
             pending: Future[Any] | None = None
-            for batch in chunks(conversation.turns, self.batch_size):
+            for n, batch in enumerate(batches):
                 extractions: list[list[ExtractedRecord]] = []
                 for turn in batch:
                     raw = self.extractor.extract(turn, ctx)
@@ -180,23 +191,24 @@ class Ingestor:
                 embed_started = time.perf_counter()
                 self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
                 summary.embed_seconds += time.perf_counter() - embed_started
-                steps: list[tuple[str, dict[str, Any]]] = [
+                steps: list[Step] = [
                     ("ingest/merge_turns", {"turns": rows.turns, "group": self.group}),
                     ("ingest/link_next", {"pairs": rows.next_pairs}),
                     ("ingest/merge_records", {"records": rows.records, "group": self.group}),
                     ("ingest/merge_edges", {"edges": rows.edges}),
                 ]
+                if n == 0:
+                    steps.insert(0, opening)
+                if n == len(batches) - 1:
+                    steps.append(closing)
                 if pending is not None:
                     wait_started = time.perf_counter()
                     pending.result()
                     summary.write_wait_seconds += time.perf_counter() - wait_started
                     if progress is not None:
                         progress(self.batch_size)
-                pending = writer.submit(self.store.write_many, steps)
-                # claims are reconciled per (speaker, target) as they arrive, after the write
-                pending = writer.submit(
-                    reconcile_batch, self.store, self.group, extractions, pending
-                )
+                pairs = touched_pairs(r for rs in extractions for r in rs)
+                pending = writer.submit(self._write_batch, steps, pairs)
                 previous = rows.turns[-1]["id"]
                 summary.turns += len(batch)
             if pending is not None:
@@ -205,13 +217,29 @@ class Ingestor:
                 summary.write_wait_seconds += time.perf_counter() - wait_started
                 if progress is not None:
                     progress(len(conversation.turns) % self.batch_size or self.batch_size)
-        self.store.write("ingest/mark_conversation_complete", id=builder.cid)
         merged = Counter(summary.records)
         merged.update(counts)
         summary.records = dict(merged)
 
-    def append(self, conversation: Conversation, previous_tid: str | None) -> IngestSummary:
-        """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat)."""
+    def _write_batch(self, steps: list[Step], pairs: set[tuple[str, str]]) -> None:
+        """One batch in one transaction; the claims of the (speaker, target) pairs it
+        touched are reconciled in it, reading what it wrote."""
+
+        def work(tx: Statements) -> None:
+            tx.write_many(steps)
+            reconcile_pairs(tx, self.group, pairs)
+
+        self.store.transaction(work)
+
+    def append(
+        self,
+        conversation: Conversation,
+        previous_tid: str | None,
+        persons: Sequence[Row] | None = None,
+    ) -> IngestSummary:
+        """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat).
+        ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
+        has read them already."""
         summary = IngestSummary(
             group=self.group, extractor=self.extractor.name, embedder=self.embedder.name
         )
@@ -222,6 +250,7 @@ class Ingestor:
             None,
             previous=previous_tid,
             known=discover_persons([conversation]),
+            persons=persons,
         )
         summary.conversations = 1
         summary.seconds = time.perf_counter() - started

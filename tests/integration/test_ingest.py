@@ -199,22 +199,22 @@ def test_interrupted_ingest_is_completed_by_a_rerun(
         clean.forget()
 
     calls = {"n": 0}
-    original = store.write_many
+    original = store.transaction
 
-    def failing(steps):  # the second batch dies mid-ingest
+    def failing(work):  # the second batch dies mid-ingest
         calls["n"] += 1
         if calls["n"] == 2:
             raise RuntimeError("simulated crash")
-        return original(steps)
+        return original(work)
 
     conversations = read_file(path).conversations
     ingestor = Ingestor(store, mem.embedder, mem.extractor, mem.group, batch_size=4)
-    store.write_many = failing  # type: ignore[method-assign]
+    store.transaction = failing  # type: ignore[method-assign]
     try:
         with pytest.raises(RuntimeError, match="simulated crash"):
             ingestor.ingest(conversations)
     finally:
-        store.write_many = original  # type: ignore[method-assign]
+        store.transaction = original  # type: ignore[method-assign]
     complete = mem.store.read("inspect/conversations", group=mem.group)
     assert [c["complete"] for c in complete] == [False]
     assert mem.counts() != expected

@@ -26,7 +26,9 @@ def test_init_creates_every_index_with_the_embedder_dimension(store: Store) -> N
     for fulltext, label in (("memory_text", "Memory"), ("turn_text", "Turn")):
         assert indexes[fulltext]["type"] == "FULLTEXT"
         assert indexes[fulltext]["labelsOrTypes"] == [label]
-        assert indexes[fulltext]["options"]["indexConfig"]["fulltext.analyzer"] == "english"
+        config = indexes[fulltext]["options"]["indexConfig"]
+        assert config["fulltext.analyzer"] == "english"
+        assert config["fulltext.eventually_consistent"] is True  # off the commit path
     for rng in (
         "memory_group_id",
         "turn_group_id",
