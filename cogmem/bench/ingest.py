@@ -55,6 +55,15 @@ class ColdStartReport(BaseModel):
     warm_ask_ms: float  # the same question in this (warm) process
 
 
+class CliRssReport(BaseModel):
+    """Peak RSS of ``cogmem ingest FILE`` run alone in a child process."""
+
+    peak_rss_mib: float
+    #: the same with pandas and pyarrow unimportable, as in an install without the bge
+    #: extra: the neo4j driver imports both at start when they are installed
+    without_pandas_mib: float | None = None
+
+
 class IngestReport(BaseModel):
     path: str
     turns: int
@@ -67,6 +76,7 @@ class IngestReport(BaseModel):
     write_wait_seconds: float
     add_turn: AddTurnReport | None = None
     cold_start: ColdStartReport | None = None
+    cli_rss: CliRssReport | None = None
     reingest_seconds: float
     python_peak_mib: float
     process_peak_rss_mib: float
@@ -134,12 +144,61 @@ def run_cold_start(memory: Any, group: str, question: str) -> ColdStartReport:
     return ColdStartReport(first_ask_s=round(cold, 2), warm_ask_ms=round(1000 * warm, 1))
 
 
+#: Runs the CLI and reports its own peak RSS (KiB) on stderr's last line; argv[1] says
+#: whether pandas and pyarrow are hidden, the rest is the command line. The peak is the
+#: kernel's VmHWM, which starts afresh at exec (ru_maxrss would carry the parent's peak
+#: over the fork).
+_RSS_CHILD = """
+import sys
+if sys.argv[1] == "hide":
+    sys.modules.update(pandas=None, pyarrow=None)
+sys.argv = ["cogmem", *sys.argv[2:]]
+from cogmem.cli import app
+try:
+    app()
+finally:
+    try:
+        with open("/proc/self/status") as status:
+            hwm = [line.split()[1] for line in status if line.startswith("VmHWM:")][0]
+    except OSError:  # no /proc: the rusage peak (KiB on Linux)
+        import resource
+        hwm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(hwm, file=sys.stderr)
+"""
+
+
+def _has_pandas() -> bool:
+    import importlib.util
+
+    return any(importlib.util.find_spec(m) is not None for m in ("pandas", "pyarrow"))
+
+
+def run_cli_rss(memory: Any, path: Path, group: str) -> CliRssReport:
+    """Peak RSS of ``cogmem ingest`` of ``path`` alone, in a fresh process (then forgotten);
+    again with pandas/pyarrow hidden when they are installed."""
+    env = dict(os.environ, NEO4J_URI=memory.settings.neo4j_uri)
+    peaks: dict[str, float] = {}
+    for mode in ("keep", "hide") if _has_pandas() else ("keep",):
+        done = subprocess.run(
+            [sys.executable, "-c", _RSS_CHILD, mode, "ingest", str(path), "--group", group],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        peaks[mode] = round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1)
+        memory.for_group(group).forget()
+    return CliRssReport(peak_rss_mib=peaks["keep"], without_pandas_mib=peaks.get("hide"))
+
+
 def run_ingest(
     memory: Any,
     path: Path,
     group_prefix: str = "bench-ingest",
     keep: bool = False,
     add_turns: int = 100,
+    cli_rss_check: bool = True,
 ) -> IngestReport:
     conversations = read_file(path).conversations
     checks: list[IngestCheck] = []
@@ -178,6 +237,7 @@ def run_ingest(
     added = None
     if add_turns and conversations:
         added = run_add_turn(memory, conversations[0], add_turns, f"{group_prefix}-live")
+    cli_rss = run_cli_rss(memory, path, f"{group_prefix}-cli") if cli_rss_check else None
     turns = sum(len(c.turns) for c in conversations)
     turns_per_s = turns / seconds if seconds else 0.0
     raw_per_s = turns / raw if raw else 0.0
@@ -193,6 +253,7 @@ def run_ingest(
         write_wait_seconds=round(wait, 2),
         add_turn=added,
         cold_start=cold,
+        cli_rss=cli_rss,
         reingest_seconds=round(reingest, 2),
         python_peak_mib=round(peak / 2**20, 1),
         process_peak_rss_mib=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -296,5 +357,18 @@ def markdown(report: IngestReport) -> str:
             "",
             f"Cold start: the first `cogmem ask` in a fresh process took {cs.first_ask_s:.1f}s "
             f"(imports, model load, query); the same question warm: {cs.warm_ask_ms:.0f} ms.",
+        ]
+    if report.cli_rss is not None:
+        r = report.cli_rss
+        hidden = (
+            f"; {r.without_pandas_mib:.0f} MiB with pandas and pyarrow hidden, as in an install "
+            "without the bge extra (the neo4j driver imports both at start when installed)"
+            if r.without_pandas_mib is not None
+            else ""
+        )
+        lines += [
+            "",
+            f"Peak RSS of `cogmem ingest {report.path}` alone, in a process of its own: "
+            f"**{r.peak_rss_mib:.0f} MiB**{hidden}.",
         ]
     return "\n".join(lines)

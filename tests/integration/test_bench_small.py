@@ -105,3 +105,42 @@ def test_collapse_small(settings: Settings, store: Store, tmp_path: Path) -> Non
     assert res["cogmem"]["misattribution"] <= res["flat-text"]["misattribution"]
     assert res["cogmem"]["record_to_opinion"] <= res["flat-text"]["record_to_opinion"]
     _gone(settings, store, data["groups"])
+
+
+def _tiny_locomo(path: Path) -> Path:
+    turns = [
+        ("Ines", "Rafael, the sourdough starter finally rose after four days of feeding!"),
+        ("Rafael", "Great news, Ines. I hiked the Arrábida ridge last Sunday with Tiago."),
+        ("Ines", "I will bake rye loaves for the market on Saturday."),
+        ("Rafael", "Honestly, Tiago is a terrible navigator; we got lost twice."),
+    ]
+    conv: dict[str, Any] = {
+        "speaker_a": "Ines",
+        "speaker_b": "Rafael",
+        "session_1_date_time": "9:10 am on 3 March, 2025",
+        "session_1": [
+            {"speaker": s, "dia_id": f"D1:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
+        ],
+    }
+    path.write_text(json.dumps([{"sample_id": "tiny-1", "conversation": conv, "qa": []}]))
+    return path
+
+
+def test_ingest_bench_small(settings: Settings, store: Store, tmp_path: Path) -> None:
+    from cogmem.bench.ingest import _has_pandas, markdown, run_ingest
+
+    mem = Memory(settings, store=store)
+    report = run_ingest(mem, _tiny_locomo(tmp_path / "tiny.json"), add_turns=3)
+    (check,) = report.checks
+    assert check.turn_nodes == check.turns_in_file == 4
+    assert check.speakers_as_persons
+    assert check.records_without_evidence == 0 and check.quotes_not_in_turn == 0
+    assert not check.reingest_changed_counts
+    assert report.add_turn is not None and report.add_turn.turns == 3
+    assert report.raw_embed_seconds > 0 and report.fraction_of_raw > 0
+    rss = report.cli_rss
+    assert rss is not None and rss.peak_rss_mib > 90  # the 91 MB model is in it
+    if _has_pandas():  # hiding what the driver imports at start can only lower the peak
+        assert rss.without_pandas_mib is not None and rss.without_pandas_mib < rss.peak_rss_mib
+    assert "Peak RSS of `cogmem ingest" in markdown(report)
+    _gone(settings, store, ["bench-ingest-tiny-1", "bench-ingest-live", "bench-ingest-cli"])
