@@ -304,6 +304,25 @@ def test_auto_answers_queries_on_onnx_with_numpys_vectors(
     assert len(list(tmp_path.glob("minilm-float-*.onnx"))) == 1  # built once, cached
 
 
+def test_auto_runs_a_live_turns_passes_side_by_side_with_numpys_vectors(
+    model_dir: Path, tmp_path: Path, onnx_ready: None, fresh_cache: None
+) -> None:
+    from cogmem.embed.batching import cheapest_groups
+
+    turn = (
+        "Ines: the sourdough starter finally rose after four days of feeding, so on "
+        "Saturday I will bake rye loaves for the market and bring some to Rafael's party."
+    )
+    texts = [turn, "sourdough", "Ines bakes rye loaves for the market.", "Rafael"]
+    auto = MiniLMEmbedder(model_dir, cache_dir=tmp_path, threads=2)
+    seqs = [auto.encode_ids(t) for t in texts]
+    order = sorted(range(len(texts)), key=lambda i: len(seqs[i]))
+    assert len(cheapest_groups(order, seqs)) > 1  # more than one pass: the parallel path
+    reference = MiniLMEmbedder(model_dir, backend="numpy").embed(texts)
+    assert np.abs(auto.embed(texts) - reference).max() < 1e-5
+    assert auto._model._query_encoder is not None  # they ran on ONNX Runtime
+
+
 def test_auto_without_onnxruntime_answers_queries_in_numpy(
     model_dir: Path, tmp_path: Path, fresh_cache: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
