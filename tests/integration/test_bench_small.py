@@ -143,4 +143,13 @@ def test_ingest_bench_small(settings: Settings, store: Store, tmp_path: Path) ->
     if _has_pandas():  # hiding what the driver imports at start can only lower the peak
         assert rss.without_pandas_mib is not None and rss.without_pandas_mib < rss.peak_rss_mib
     assert "Peak RSS of `cogmem ingest" in markdown(report)
-    _gone(settings, store, ["bench-ingest-tiny-1", "bench-ingest-live", "bench-ingest-cli"])
+    _gone(
+        settings,
+        store,
+        [
+            "bench-ingest-tiny-1",
+            "bench-ingest-live",
+            "bench-ingest-live-warmup",
+            "bench-ingest-cli",
+        ],
+    )
