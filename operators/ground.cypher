@@ -25,7 +25,7 @@ CALL (t) {
 // each turn once (grounded turns that neighbour each other share turns): reached from the
 // nearest grounded turn
 WITH n, record_id, t
-ORDER BY abs(n.idx - t.idx), record_id
+ORDER BY abs(n.idx - t.idx), record_id, t.idx
 WITH n, head(collect({record_id: record_id, turn_id: t.id, offset: n.idx - t.idx})) AS via
 RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offset AS offset,
        [(r:Memory)-[:EVIDENCED_BY]->(n) WHERE NOT r.type IN ['Person', 'Concept'] | r.id]

@@ -15,10 +15,10 @@ CALL (e) {
   WHERE c IS NOT NULL
   WITH c, collect(DISTINCT CASE WHEN x:Concept THEN null ELSE x.id END) AS via
   RETURN c, via, coalesce($sims[c.id], 0.0) AS sim
-  ORDER BY sim DESC
+  ORDER BY sim DESC, c.id  // ties by id: the same on any server
   LIMIT $per_entity
 }
 WITH c, collect({entity: e.id, via: via}) AS links, max(sim) AS sim
 WHERE size(links) >= $min_shared
 RETURN c.id AS id, c.name AS name, sim, links
-ORDER BY size(links) DESC, sim DESC
+ORDER BY size(links) DESC, sim DESC, id

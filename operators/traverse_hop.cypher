@@ -51,7 +51,7 @@ CALL (a, step) {
          (coalesce(b.time_end, b.at) > step.start AND coalesce(b.time_start, b.at) < step.end))
   WITH b, r, coalesce($sims[b.id], 0.0) AS sim
   RETURN b, r, sim
-  ORDER BY sim DESC, coalesce(b.time_start, b.at) DESC
+  ORDER BY sim DESC, coalesce(b.time_start, b.at) DESC, b.id  // ties by id: any server
   LIMIT $per_node
 }
 RETURN si AS step, a.id AS from_id, type(r) AS rel, startNode(r) = a AS outgoing,
@@ -60,3 +60,4 @@ RETURN si AS step, a.id AS from_id, type(r) AS rel, startNode(r) = a AS outgoing
        b.status AS status, b.turn_id AS turn_id, b.time_start.epochSeconds AS time_start_s,
        b.time_end.epochSeconds AS time_end_s, b.time_text AS time_text,
        b.at.epochSeconds AS at_s, sim AS vector
+ORDER BY step, from_id, vector DESC, id, rel

@@ -20,11 +20,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
 import snowballstemmer
+
+from cogmem.retrieval.topk import best_rows
 
 K1 = 1.2
 B = 0.75
@@ -137,10 +139,15 @@ class LexicalIndex:
             field.put(row, texts.get(name))
 
     def search(
-        self, words: Iterable[str], limit: int, allowed: np.ndarray | None = None
+        self,
+        words: Iterable[str],
+        limit: int,
+        allowed: np.ndarray | None = None,
+        name: Callable[[int], str] = str,
     ) -> list[tuple[int, float]]:
         """The best ``limit`` rows for the query words (each analysed like the texts),
-        best first; ``allowed[row]`` False leaves a row out."""
+        best first, equal scores by ``name(row)``; ``allowed[row]`` False leaves a row
+        out."""
         terms = list(dict.fromkeys(t for w in words for t in analyse(w)))
         if not terms or limit <= 0:
             return []
@@ -154,7 +161,5 @@ class LexicalIndex:
             keep[:n] = allowed[:n]
             scores[~keep] = 0.0
         hits = np.flatnonzero(scores > 0.0)
-        if hits.size > limit:
-            hits = hits[np.argpartition(-scores[hits], limit - 1)[:limit]]
-        hits = hits[np.lexsort((hits, -scores[hits]))]
-        return [(int(row), float(scores[row])) for row in hits]
+        best = best_rows(scores[hits], limit, lambda i: name(int(hits[i])))
+        return [(int(hits[i]), float(scores[hits[i]])) for i in best]

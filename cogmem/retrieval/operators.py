@@ -161,7 +161,7 @@ class Operators:
         if types is not None and not any(c.type not in ENTITY_TYPES for c in records):
             widened = True
             records, _ = self._anchor_rows(question, terms, vec, None, pool, False)
-        entries = sorted(records, key=lambda c: c.score, reverse=True)[:k]
+        entries = sorted(records, key=lambda c: (-c.score, c.id))[:k]
         return AnchorResult(
             entries=entries,
             records=records,

@@ -347,14 +347,14 @@ def finish(plan: Plan, weights: RankWeights, scores: dict[str, TurnScore]) -> No
 
 
 def ranked(scores: dict[str, TurnScore]) -> list[TurnScore]:
-    """Turns by final score, best first (ties keep the order they were found in)."""
-    return sorted(scores.values(), key=lambda s: s.final, reverse=True)
+    """Turns by final score, best first (ties by turn id, the same on any server)."""
+    return sorted(scores.values(), key=lambda s: (-s.final, s.id))
 
 
 def record_order(plan: Plan, records: Iterable[Candidate]) -> list[Candidate]:
     """The records of one turn, best first, to pick the one shown as its Evidence: by claim
     bonus, then similarity; outside opinion and update questions, claims come last."""
-    options = sorted(records, key=lambda r: (claim_bonus(plan, r), r.vector), reverse=True)
+    options = sorted(records, key=lambda r: (-claim_bonus(plan, r), -r.vector, r.id))
     if plan.intent not in CLAIM_INTENTS:
         options = [r for r in options if r.type != RecordType.CLAIM] + [
             r for r in options if r.type == RecordType.CLAIM

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from cogmem.retrieval.lexical import LexicalIndex
+from cogmem.retrieval.topk import best_rows
 from cogmem.store import Store
 
 TURN = "Turn"
@@ -169,7 +170,7 @@ class GroupVectors:
             allowed = np.isin(view.type_codes, [view.codes[t] for t in types if t in view.codes])
         index = self._turn_text if turns else self._record_text
         with self._text_lock:
-            hits = index.search(words, k + 16, allowed)
+            hits = index.search(words, k + 16, allowed, view.ids.__getitem__)
         return [(view.ids[row], score) for row, score in hits if row < len(view.ids)][:k]
 
     def top(
@@ -188,11 +189,7 @@ class GroupVectors:
         if candidates.size == 0:
             return []
         scores = self._scores(view, query)[candidates]
-        if candidates.size > k:
-            best = np.argpartition(-scores, k - 1)[:k]
-        else:
-            best = np.arange(candidates.size)
-        best = best[np.argsort(-scores[best], kind="stable")]
+        best = best_rows(scores, k, lambda i: view.ids[candidates[i]])
         return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
 
     def _scores(self, view: _Rows, query: np.ndarray) -> np.ndarray:

@@ -63,16 +63,23 @@ def conversation(turns: list[tuple[str, str]]) -> Conversation:
 
 
 def spy_routing(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Record the routing of every ``execute_query`` the Memory's driver runs."""
+    """Record the routing of every ``execute_query`` the Memory's driver runs, and of every
+    session it opens (a session's default access mode is WRITE unless it says READ)."""
     driver = mem.store._driver
     seen: list[Any] = []
-    real = driver.execute_query
+    real_query, real_session = driver.execute_query, driver.session
 
     def execute_query(*args: Any, **kwargs: Any) -> Any:
         seen.append(kwargs.get("routing_"))
-        return real(*args, **kwargs)
+        return real_query(*args, **kwargs)
+
+    def session(*args: Any, **kwargs: Any) -> Any:
+        read = kwargs.get("default_access_mode") == neo4j.READ_ACCESS
+        seen.append(neo4j.RoutingControl.READ if read else neo4j.RoutingControl.WRITE)
+        return real_session(*args, **kwargs)
 
     monkeypatch.setattr(driver, "execute_query", execute_query)
+    monkeypatch.setattr(driver, "session", session)
     return seen
 
 

@@ -1,0 +1,27 @@
+"""The ``k`` best of a score array, the same whatever order the rows are in.
+
+A group's rows sit in the order the store streamed them, which depends on the server's
+history (node ids), not on the data. Ties (duplicate texts score alike, BM25 scores repeat)
+are therefore broken by the row's name, and every row that ties with the k-th score is
+considered, so that two servers holding the same group rank it the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+def best_rows(scores: np.ndarray, k: int, name: Callable[[int], str]) -> list[int]:
+    """Indices of the ``k`` highest ``scores``, best first, equal scores by ``name(i)``
+    (asked only of the rows that reach the k-th score)."""
+    if k <= 0 or scores.size == 0:
+        return []
+    if scores.size > k:
+        kth = np.partition(scores, scores.size - k)[scores.size - k]
+        rows = np.flatnonzero(scores >= kth)
+    else:
+        rows = np.arange(scores.size)
+    order = sorted(rows.tolist(), key=lambda i: (-float(scores[i]), name(i)))
+    return order[:k]
