@@ -144,10 +144,11 @@ class LexicalIndex:
         limit: int,
         allowed: np.ndarray | None = None,
         name: Callable[[int], str] = str,
+        names: Callable[[], np.ndarray] | None = None,
     ) -> list[tuple[int, float]]:
         """The best ``limit`` rows for the query words (each analysed like the texts),
-        best first, equal scores by ``name(row)``; ``allowed[row]`` False leaves a row
-        out."""
+        best first, equal scores by ``name(row)`` (or ``names()[row]``, every row's name at
+        once, when many tie); ``allowed[row]`` False leaves a row out."""
         terms = list(dict.fromkeys(t for w in words for t in analyse(w)))
         if not terms or limit <= 0:
             return []
@@ -161,5 +162,6 @@ class LexicalIndex:
             keep[:n] = allowed[:n]
             scores[~keep] = 0.0
         hits = np.flatnonzero(scores > 0.0)
-        best = best_rows(scores[hits], limit, lambda i: name(int(hits[i])))
+        every = (lambda: names()[hits]) if names is not None else None
+        best = best_rows(scores[hits], limit, lambda i: name(int(hits[i])), every)
         return [(int(hits[i]), float(scores[hits[i]])) for i in best]

@@ -27,6 +27,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,11 @@ class _Rows:
     position: dict[tuple[str, int], str] = field(default_factory=dict)
     #: turn id → the memory records it evidences (persons and concepts left out)
     evidenced: dict[str, dict[str, None]] = field(default_factory=dict)
+
+    @cached_property
+    def id_array(self) -> np.ndarray:
+        """The ids as a numpy array (built on first need: only many-way ties want it)."""
+        return np.array(self.ids)
 
 
 @dataclass
@@ -165,13 +171,14 @@ class GroupVectors:
         """BM25 over the group's own turn texts (``turns``) or record contents and names
         (of ``types``, all when None): the best ``k`` ids with their scores, best first."""
         view = self._rows
-        allowed: np.ndarray | None = None
+        # only this view's rows (a writer may have indexed newer ones meanwhile)
+        allowed = np.ones(len(view.ids), bool)
         if not turns and types is not None:
             allowed = np.isin(view.type_codes, [view.codes[t] for t in types if t in view.codes])
         index = self._turn_text if turns else self._record_text
         with self._text_lock:
-            hits = index.search(words, k + 16, allowed, view.ids.__getitem__)
-        return [(view.ids[row], score) for row, score in hits if row < len(view.ids)][:k]
+            hits = index.search(words, k, allowed, view.ids.__getitem__, lambda: view.id_array)
+        return [(view.ids[row], score) for row, score in hits]
 
     def top(
         self, query: np.ndarray, *, turns: bool, types: Sequence[str] | None, k: int
@@ -189,7 +196,9 @@ class GroupVectors:
         if candidates.size == 0:
             return []
         scores = self._scores(view, query)[candidates]
-        best = best_rows(scores, k, lambda i: view.ids[candidates[i]])
+        best = best_rows(
+            scores, k, lambda i: view.ids[candidates[i]], lambda: view.id_array[candidates]
+        )
         return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
 
     def _scores(self, view: _Rows, query: np.ndarray) -> np.ndarray:

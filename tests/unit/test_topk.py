@@ -38,3 +38,17 @@ def test_bm25_ties_go_by_name_not_by_row() -> None:
     hits = index.search(["rye", "baked"], 2, name=names.__getitem__)
     assert [row for row, _ in hits] == [2, 0]
     assert hits[0][1] == hits[1][1]
+
+
+def test_many_ties_are_ordered_by_name_in_numpy_too() -> None:
+    rng = np.random.default_rng(7)
+    n = 5000
+    names = [f"id-{i:05d}" for i in rng.permutation(n)]
+    scores = rng.random(n).astype(np.float32)
+    scores[rng.choice(n, 1200, replace=False)] = 2.0  # 1,200 rows tie at the top
+    one_by_one = best_rows(scores, 50, names.__getitem__)
+    at_once = best_rows(scores, 50, names.__getitem__, lambda: np.array(names))
+    assert one_by_one == at_once
+    assert [names[i] for i in at_once] == sorted(names[i] for i in np.flatnonzero(scores == 2.0))[
+        :50
+    ]
