@@ -234,13 +234,7 @@ class Store:
 
     def write_many(self, steps: Sequence[Step]) -> list[list[Row]]:
         """Run several statements in one transaction: all of them land, or none."""
-
-        def work(tx: ManagedTransaction) -> list[list[Row]]:
-            return [self._run(tx, name, params) for name, params in steps]
-
-        with self._errors(), self._session() as session:
-            self._connect()
-            return session.execute_write(work)
+        return self.transaction(lambda tx: tx.write_many(steps))
 
     def transaction(self, work: Callable[[TxStatements], T]) -> T:
         """Run ``work`` in one write transaction: everything it writes lands, or nothing
