@@ -22,6 +22,7 @@ from cogmem.embed import Embedder
 from cogmem.extract import Extractor
 from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
 from cogmem.ingest.ids import conversation_id
+from cogmem.ingest.ingestor import KnownVectors
 from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
 from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
@@ -109,6 +110,7 @@ class Memory:
             router=router,
         )
         self._schema_checked = False
+        self._known_vectors = KnownVectors()  # what this group's writes already embedded
 
     @classmethod
     def connect(cls, uri: str | None = None, group: str | None = None, **overrides: Any) -> Memory:
@@ -161,14 +163,26 @@ class Memory:
         return self.clients.embedder_identity()
 
     # -- schema and server -----------------------------------------------------------
-    def init(self, name: str | None = None, dimension: int | None = None) -> SchemaReport:
+    def init(
+        self,
+        name: str | None = None,
+        dimension: int | None = None,
+        *,
+        vector_indexes: bool | None = None,
+    ) -> SchemaReport:
         """Create constraints and indexes (idempotent) and record the embedder: this
-        Memory's, or the ``name``/``dimension`` given (both or neither)."""
+        Memory's, or the ``name``/``dimension`` given (both or neither).
+
+        ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them;
+        None (default) creates them when the ``vector_indexes`` setting is on and otherwise
+        leaves them as they are. Search does not use them (see :class:`Settings`)."""
         if (name is None) != (dimension is None):
             raise ValueError("init() takes an embedder name and dimension together, or neither")
         if name is None or dimension is None:
             name, dimension = self.embedder_identity()
-        report = init_schema(self.store, name, dimension)
+        if vector_indexes is None:
+            vector_indexes = True if self.settings.vector_indexes else None
+        report = init_schema(self.store, name, dimension, vector_indexes=vector_indexes)
         self._schema_checked = True
         return report
 
@@ -178,7 +192,9 @@ class Memory:
             return
         name, dimension = self.embedder_identity()
         if recorded_embedder(self.store) is None:
-            init_schema(self.store, name, dimension)
+            init_schema(
+                self.store, name, dimension, vector_indexes=self.settings.vector_indexes or None
+            )
         else:
             check_embedder(self.store, name, dimension)
         self._schema_checked = True
@@ -241,7 +257,9 @@ class Memory:
         fmt: str | None = None,
     ) -> IngestSummary:
         self.ensure_schema()
-        ingestor = Ingestor(self.store, self.embedder, self.extractor, self.group, batch_size)
+        ingestor = Ingestor(
+            self.store, self.embedder, self.extractor, self.group, batch_size, self._known_vectors
+        )
         return ingestor.ingest(conversations, progress=progress, fmt=fmt)
 
     def add_turn(
@@ -278,8 +296,16 @@ class Memory:
         if tail and tail["speaker"] and tail["speaker"] != turn.speaker:
             speakers.append(tail["speaker"])
         conv = Conversation(id=conversation, speakers=speakers, turns=[turn], source_format="live")
-        ingestor = Ingestor(self.store, self.embedder, self.extractor, self.group)
-        return ingestor.append(conv, tail["id"] if tail else None, live["persons"])
+        stored = live["conversation"][0] if live["conversation"] else None
+        unchanged = bool(
+            stored and stored["complete"] and turn.speaker in (stored["speakers"] or [])
+        )
+        ingestor = Ingestor(
+            self.store, self.embedder, self.extractor, self.group, cache=self._known_vectors
+        )
+        return ingestor.append(
+            conv, tail["id"] if tail else None, live["persons"], conversation_stored=unchanged
+        )
 
     # -- retrieval -------------------------------------------------------------------
     def operators(self) -> Operators:
@@ -479,6 +505,7 @@ class Memory:
     def forget(self, batch: int = 5000) -> int:
         """Delete every node and relationship of this group; returns the nodes deleted."""
         total = 0
+        self._known_vectors.clear()
         while True:
             deleted = self.store.write("admin/forget_group", group=self.group, batch=batch)
             n = int(deleted[0]["deleted"]) if deleted else 0

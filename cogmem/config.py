@@ -27,6 +27,7 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "embed_threads": ("COGMEM_EMBED_THREADS",),
     "embed_backend": ("COGMEM_EMBED_BACKEND",),
     "vector_cache_mb": ("COGMEM_VECTOR_CACHE_MB",),
+    "vector_indexes": ("COGMEM_VECTOR_INDEXES",),
     "llm": ("COGMEM_LLM",),
     "llm_base_url": ("COGMEM_LLM_BASE_URL", "OPENAI_BASE_URL"),
     "llm_model": ("COGMEM_LLM_MODEL",),
@@ -109,6 +110,10 @@ class Settings(BaseModel):
     embed_backend: Literal["auto", "numpy", "onnx", "onnx-int8"] = "auto"
     #: in-process copies of groups' vectors for search (cogmem.retrieval.vectors), in MiB
     vector_cache_mb: int = Field(default=512, ge=1, le=1 << 20)
+    #: also keep Neo4j's HNSW vector indexes (for Browser and ad-hoc
+    #: ``db.index.vector.queryNodes``). Search never reads them, and each one is updated
+    #: at every commit: a live turn pays ~9 ms for the two. ``cogmem init`` creates them.
+    vector_indexes: bool = False
     llm: Literal["none", "openai"] = "none"
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"

@@ -12,10 +12,22 @@ from cogmem.cli.options import EmbedderPathOpt
 
 
 @friendly
-def init(ctx: typer.Context) -> None:
+def init(
+    ctx: typer.Context,
+    vector_indexes: Annotated[
+        bool | None,
+        typer.Option(
+            "--vector-indexes/--no-vector-indexes",
+            help="Create (or drop) Neo4j's HNSW vector indexes, for Browser and ad-hoc "
+            "db.index.vector.queryNodes. Search does not use them, and each costs every "
+            "write a little. Default: create them when the vector_indexes setting is on, "
+            "else leave them as they are.",
+        ),
+    ] = None,
+) -> None:
     """Create constraints and indexes (idempotent) and record the embedder in the graph."""
     with open_memory(ctx) as mem:
-        report = mem.init()
+        report = mem.init(vector_indexes=vector_indexes)
     table = Table(title=f"Indexes (embedder {report.embedder}, {report.dimension} dimensions)")
     for col in ("name", "type", "on", "state"):
         table.add_column(col)
@@ -38,7 +50,7 @@ def reindex(
     ] = None,
     embedder_path: EmbedderPathOpt = None,
 ) -> None:
-    """Re-embed every turn and record with another embedder and rebuild the vector indexes."""
+    """Re-embed every turn and record with another embedder (vector indexes, if any, rebuilt)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress
 
     from cogmem.api import Memory
@@ -56,7 +68,8 @@ def reindex(
             report = mem.reindex(progress=lambda n: bar.advance(task, n))
     out.print(
         f"Re-embedded {report.turns} turns and {report.records} records with "
-        f"{report.embedder} ({report.dimension} dimensions); vector indexes rebuilt."
+        f"{report.embedder} ({report.dimension} dimensions)"
+        + ("; vector indexes rebuilt." if report.vector_indexes else ".")
     )
 
 

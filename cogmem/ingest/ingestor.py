@@ -8,6 +8,7 @@ is rejected by the reader before anything is written.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -26,7 +27,41 @@ from cogmem.store import Row, Statements, Step, Store, chunks
 
 Progress = Callable[[int], None]
 _ENTITY_LABELS = frozenset(t.label for t in ENTITY_TYPES)  # embedded once per group
-_TEXT_CACHE = 2048  # record vectors kept per run, for a text that recurs in a later batch
+_TEXT_CACHE = 2048  # record vectors kept, for a text that recurs in a later batch or turn
+_ENTITY_CACHE = 200_000  # entity ids known to carry a vector (forgotten whole past this)
+
+
+class KnownVectors:
+    """What a group's earlier writes already embedded, kept by one :class:`~cogmem.api.
+    Memory` across its ingests and live turns, so that a turn embeds only what is new:
+
+    - ``entities``: ids of entities (Person, Concept) whose node carries a vector. An
+      entity's vector depends only on its name, which its id encodes. An id is added once
+      its transaction has committed. If a node was deleted since (``forget`` from another
+      process), the write finds it without a vector and embeds it then (see
+      :meth:`Ingestor._write_batch`), so a stale entry costs time, never a vector.
+    - ``texts``: record text -> vector.
+    """
+
+    def __init__(self) -> None:
+        self.entities: set[str] = set()
+        self.texts: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def committed(self, entity_ids: set[str]) -> None:
+        with self._lock:
+            if len(self.entities) + len(entity_ids) > _ENTITY_CACHE:
+                self.entities.clear()
+            self.entities |= entity_ids
+
+    def remember(self, text: str, vector: np.ndarray) -> None:
+        if len(self.texts) < _TEXT_CACHE:
+            self.texts[text] = vector.copy()  # not a view that pins the batch
+
+    def clear(self) -> None:
+        with self._lock:
+            self.entities.clear()
+            self.texts.clear()
 
 
 class IngestSummary(BaseModel):
@@ -124,14 +159,15 @@ class Ingestor:
         extractor: Extractor,
         group: str,
         batch_size: int = 32,
+        cache: KnownVectors | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.extractor = extractor
         self.group = group
         self.batch_size = batch_size
-        self._embedded_entities: set[str] = set()
-        self._vectors: dict[str, np.ndarray] = {}  # record text -> vector, this run
+        self.cache = cache if cache is not None else KnownVectors()
+        self._sent: set[str] = set()  # entity ids this run embedded (maybe not committed yet)
 
     def ingest(
         self,
@@ -161,7 +197,10 @@ class Ingestor:
         previous: str | None = None,
         known: ExtractionContext | None = None,
         persons: Sequence[Row] | None = None,
+        conversation_stored: bool = False,
     ) -> None:
+        """``conversation_stored``: the Conversation node exists, complete, with these
+        speakers, so its own statements are left out (a live turn's common case)."""
         builder = GraphBuilder(self.group, conversation)
         ctx = seed_context(self.store, self.group, speakers_of(conversation), known, persons)
         speaker_first: dict[str, str] = {}
@@ -192,14 +231,18 @@ class Ingestor:
                 self._embed(rows.turns, [turn_embed_text(t) for t in batch], rows.records)
                 summary.embed_seconds += time.perf_counter() - embed_started
                 steps: list[Step] = [
-                    ("ingest/merge_turns", {"turns": rows.turns, "group": self.group}),
-                    ("ingest/link_next", {"pairs": rows.next_pairs}),
-                    ("ingest/merge_records", {"records": rows.records, "group": self.group}),
-                    ("ingest/merge_edges", {"edges": rows.edges}),
+                    (
+                        "ingest/merge_turns",
+                        {"turns": rows.turns, "pairs": rows.next_pairs, "group": self.group},
+                    ),
+                    (
+                        "ingest/merge_records",
+                        {"records": rows.records, "edges": rows.edges, "group": self.group},
+                    ),
                 ]
-                if n == 0:
+                if n == 0 and not conversation_stored:
                     steps.insert(0, opening)
-                if n == len(batches) - 1:
+                if n == len(batches) - 1 and not conversation_stored:
                     steps.append(closing)
                 if pending is not None:
                     wait_started = time.perf_counter()
@@ -208,7 +251,7 @@ class Ingestor:
                     if progress is not None:
                         progress(self.batch_size)
                 pairs = touched_pairs(r for rs in extractions for r in rs)
-                pending = writer.submit(self._write_batch, steps, pairs)
+                pending = writer.submit(self._write_batch, steps, pairs, rows.records)
                 previous = rows.turns[-1]["id"]
                 summary.turns += len(batch)
             if pending is not None:
@@ -221,25 +264,50 @@ class Ingestor:
         merged.update(counts)
         summary.records = dict(merged)
 
-    def _write_batch(self, steps: list[Step], pairs: set[tuple[str, str]]) -> None:
+    def _write_batch(
+        self,
+        steps: list[Step],
+        pairs: set[tuple[str, str]],
+        records: list[dict[str, Any]],
+    ) -> None:
         """One batch in one transaction; the claims of the (speaker, target) pairs it
-        touched are reconciled in it, reading what it wrote."""
+        touched are reconciled in it, reading what it wrote. A record left without a vector
+        (an entity the cache wrongly took for stored) is embedded in the transaction."""
+        by_id = {r["id"]: r for r in records}
 
         def work(tx: Statements) -> None:
-            tx.write_many(steps)
+            results = tx.write_many(steps)
+            written = next(
+                res
+                for (name, _), res in zip(steps, results, strict=True)
+                if name == "ingest/merge_records"
+            )
+            unembedded = written[0]["unembedded"] if written else []
+            missing = [by_id[i] for i in unembedded if i in by_id]
+            if missing:
+                healed = self.embedder.embed([memory_embed_text(r["props"]) for r in missing])
+                tx.write(
+                    "admin/set_memory_embeddings",
+                    rows=[
+                        {"id": r["id"], "embedding": v.tolist()}
+                        for r, v in zip(missing, healed, strict=True)
+                    ],
+                )
             reconcile_pairs(tx, self.group, pairs)
 
         self.store.transaction(work)
+        self.cache.committed({r["id"] for r in records if r["label"] in _ENTITY_LABELS})
 
     def append(
         self,
         conversation: Conversation,
         previous_tid: str | None,
         persons: Sequence[Row] | None = None,
+        conversation_stored: bool = False,
     ) -> IngestSummary:
         """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat).
         ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
-        has read them already."""
+        has read them already; ``conversation_stored``: see :meth:`_conversation`."""
         summary = IngestSummary(
             group=self.group, extractor=self.extractor.name, embedder=self.embedder.name
         )
@@ -251,6 +319,7 @@ class Ingestor:
             previous=previous_tid,
             known=discover_persons([conversation]),
             persons=persons,
+            conversation_stored=conversation_stored,
         )
         summary.conversations = 1
         summary.seconds = time.perf_counter() - started
@@ -265,24 +334,16 @@ class Ingestor:
         """Vectors for the batch's turns and records, with as few forward passes as can be.
 
         An entity (Person, Concept) is embedded once per group: its vector depends only on
-        its name, which its id encodes, so one already stored (looked up by id) is kept.
-        A record text seen earlier in this run reuses that vector; identical texts within
-        the batch are embedded once (by the embedder)."""
-        fresh = [
-            r["id"]
-            for r in record_rows
-            if r["label"] in _ENTITY_LABELS and r["id"] not in self._embedded_entities
-        ]
-        if fresh:
-            stored = self.store.read("ingest/embedded_ids", ids=fresh)
-            self._embedded_entities.update(row["id"] for row in stored)
+        its name, which its id encodes, so one the cache knows is stored is not sent again
+        (the write keeps the stored vector). A record text embedded earlier reuses that
+        vector; identical texts within the batch are embedded once (by the embedder)."""
         todo_rows: list[dict[str, Any]] = []
         for row in record_rows:
             if row["label"] in _ENTITY_LABELS:
-                if row["id"] in self._embedded_entities:
+                if row["id"] in self._sent or row["id"] in self.cache.entities:
                     continue
-                self._embedded_entities.add(row["id"])
-            cached = self._vectors.get(memory_embed_text(row["props"]))
+                self._sent.add(row["id"])
+            cached = self.cache.texts.get(memory_embed_text(row["props"]))
             if cached is not None:
                 row["props"]["embedding"] = cached.tolist()
             else:
@@ -296,5 +357,4 @@ class Ingestor:
             row["props"]["embedding"] = vec.tolist()
         for row, text, vec in zip(todo_rows, record_texts, vectors[len(turn_rows) :], strict=True):
             row["props"]["embedding"] = vec.tolist()
-            if len(self._vectors) < _TEXT_CACHE:
-                self._vectors[text] = vec.copy()  # not a view that pins the batch
+            self.cache.remember(text, vec)

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from cogmem.embed import Embedder
 from cogmem.ingest.rows import memory_embed_text, speaker_text
 from cogmem.retrieval.vectors import clear_vector_caches
-from cogmem.server.schema import rebuild_vector_indexes
+from cogmem.server.schema import drop_vector_indexes, has_vector_indexes, rebuild_vector_indexes
 from cogmem.store import Store
 
 
@@ -24,6 +24,7 @@ class ReindexReport(BaseModel):
     dimension: int
     turns: int
     records: int
+    vector_indexes: bool = False  # Neo4j's HNSW indexes were rebuilt (they existed)
 
 
 def reindex(
@@ -32,8 +33,8 @@ def reindex(
     page: int = 256,
     progress: Callable[[int], None] | None = None,
 ) -> ReindexReport:
-    store.admin("meta/drop_vector_memory")
-    store.admin("meta/drop_vector_turn")
+    indexed = has_vector_indexes(store)
+    drop_vector_indexes(store)  # rebuilt afterwards, if there were any
     turns = _pages(
         store,
         embedder,
@@ -52,11 +53,15 @@ def reindex(
         "admin/set_memory_embeddings",
         memory_embed_text,
     )
-    rebuild_vector_indexes(store, embedder.name, embedder.dimension)
+    rebuild_vector_indexes(store, embedder.name, embedder.dimension, vector_indexes=indexed)
     store.write("admin/new_vector_epochs")
     clear_vector_caches()
     return ReindexReport(
-        embedder=embedder.name, dimension=embedder.dimension, turns=turns, records=records
+        embedder=embedder.name,
+        dimension=embedder.dimension,
+        turns=turns,
+        records=records,
+        vector_indexes=indexed,
     )
 
 

@@ -54,8 +54,23 @@ def check_embedder(store: Store, name: str, dimension: int) -> None:
             )
 
 
-def init_schema(store: Store, name: str, dimension: int, wait_s: int = 300) -> SchemaReport:
+VECTOR_INDEX_STATEMENTS = ("schema/vector_memory_embedding", "schema/vector_turn_embedding")
+
+
+def init_schema(
+    store: Store,
+    name: str,
+    dimension: int,
+    wait_s: int = 300,
+    *,
+    vector_indexes: bool | None = None,
+) -> SchemaReport:
     """Apply every schema statement idempotently and record the embedder.
+
+    ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them, None
+    (the default) leaves them as they are (created by an earlier True, or absent). Search
+    never reads them: it scans each group's vectors in process (:mod:`cogmem.retrieval.
+    vectors`), and every commit that writes a vector updates them.
 
     Fails with :class:`EmbedderMismatch` before changing anything when the store was built
     with another embedder.
@@ -63,8 +78,12 @@ def init_schema(store: Store, name: str, dimension: int, wait_s: int = 300) -> S
     check_embedder(store, name, dimension)
     applied = []
     for stmt in statements.names_in("schema/"):
+        if stmt in VECTOR_INDEX_STATEMENTS and not vector_indexes:
+            continue
         store.admin(stmt, dimension=dimension)
         applied.append(stmt)
+    if vector_indexes is False:
+        drop_vector_indexes(store)
     store.write("meta/set_embedder", name=name, dimension=dimension)
     store.admin("meta/await_indexes", seconds=wait_s)
     return SchemaReport(
@@ -76,11 +95,30 @@ def list_indexes(store: Store) -> list[dict[str, object]]:
     return store.admin("meta/show_indexes")
 
 
-def rebuild_vector_indexes(store: Store, name: str, dimension: int, wait_s: int = 300) -> None:
-    """Drop and recreate the vector indexes for a new embedder and record it."""
+def has_vector_indexes(store: Store) -> bool:
+    return bool(store.admin("meta/vector_dimensions"))
+
+
+def drop_vector_indexes(store: Store) -> None:
     store.admin("meta/drop_vector_memory")
     store.admin("meta/drop_vector_turn")
-    store.admin("schema/vector_memory_embedding", dimension=dimension)
-    store.admin("schema/vector_turn_embedding", dimension=dimension)
+
+
+def rebuild_vector_indexes(
+    store: Store,
+    name: str,
+    dimension: int,
+    wait_s: int = 300,
+    *,
+    vector_indexes: bool | None = None,
+) -> None:
+    """Record a new embedder; the vector indexes are rebuilt for its dimension when
+    ``vector_indexes`` (None: when they exist now)."""
+    if vector_indexes is None:
+        vector_indexes = has_vector_indexes(store)
+    drop_vector_indexes(store)
+    if vector_indexes:
+        for stmt in VECTOR_INDEX_STATEMENTS:
+            store.admin(stmt, dimension=dimension)
     store.write("meta/set_embedder", name=name, dimension=dimension)
     store.admin("meta/await_indexes", seconds=wait_s)

@@ -1,7 +1,12 @@
-// Write memory records: (:Memory:<Type>) with EVIDENCED_BY edges to the turns that quote them.
-// The type label comes from a fixed list below; an unknown label writes no label at all.
+// Write memory records: (:Memory:<Type>) with EVIDENCED_BY edges to the turns that quote them,
+// then the relationships between records ($edges, once every record is written; one round
+// trip for both). The type label and the relationship type come from fixed lists below; an
+// unknown label writes no label, an unknown relationship type nothing; e.props become
+// relationship properties.
 // Aliases accumulate (set union), so entity records can be merged batch after batch.
 // A claim's status is set only when it is created: reconciliation owns it afterwards.
+// An entity row may come without a vector (the writer knows the node has one already);
+// `unembedded` names the records that still have none, for the writer to embed.
 // Every write that adds or replaces vectors bumps the group's vector sequence (one
 // :CogmemMeta node per group, locked until commit, so writes of a group number in commit
 // order) and stamps its nodes with it: searches refresh their in-process vectors by it.
@@ -32,4 +37,32 @@ CALL (m, r) {
   MERGE (m)-[:EVIDENCED_BY]->(t)
   RETURN count(t) AS grounded
 }
-RETURN count(m) AS records, sum(grounded) AS evidenced
+WITH count(m) AS records, sum(grounded) AS evidenced,
+     collect(CASE WHEN m.embedding IS NULL THEN m.id END) AS unembedded
+CALL () {
+  UNWIND $edges AS e
+  MATCH (a:Memory {id: e.src})
+  MATCH (b:Memory {id: e.dst})
+  FOREACH (_ IN CASE WHEN e.type = 'PARTICIPATED_IN' THEN [1] ELSE [] END |
+    MERGE (a)-[x:PARTICIPATED_IN]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'INVOLVES' THEN [1] ELSE [] END |
+    MERGE (a)-[x:INVOLVES]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'HAS_FACT' THEN [1] ELSE [] END |
+    MERGE (a)-[x:HAS_FACT]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'ABOUT' THEN [1] ELSE [] END |
+    MERGE (a)-[x:ABOUT]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'LIKES' THEN [1] ELSE [] END |
+    MERGE (a)-[x:LIKES]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'DISLIKES' THEN [1] ELSE [] END |
+    MERGE (a)-[x:DISLIKES]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'USES' THEN [1] ELSE [] END |
+    MERGE (a)-[x:USES]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'KNOWS' THEN [1] ELSE [] END |
+    MERGE (a)-[x:KNOWS]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'CLAIMS' THEN [1] ELSE [] END |
+    MERGE (a)-[x:CLAIMS]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'TARGETS' THEN [1] ELSE [] END |
+    MERGE (a)-[x:TARGETS]->(b) SET x += e.props)
+  RETURN count(*) AS edges
+}
+RETURN records, evidenced, unembedded, edges

@@ -1,4 +1,5 @@
-// Write a batch of turns with their sessions: Conversation-HAS_SESSION->Session-HAS_TURN->Turn.
+// Write a batch of turns with their sessions: Conversation-HAS_SESSION->Session-HAS_TURN->Turn,
+// then chain consecutive turns, (a)-[:NEXT]->(b) for each of $pairs (one round trip for both).
 // Every property comes from the $turns rows; ids are deterministic, so a rerun changes nothing.
 // Every write that adds or replaces vectors bumps the group's vector sequence (one
 // :CogmemMeta node per group, locked until commit, so writes of a group number in commit
@@ -21,4 +22,12 @@ MERGE (n:Turn {id: t.id})
 ON CREATE SET n.created_at = datetime()
 SET n += t.props, n.vseq = vseq
 MERGE (s)-[:HAS_TURN]->(n)
-RETURN count(n) AS turns
+WITH count(n) AS turns
+CALL () {
+  UNWIND $pairs AS p
+  MATCH (a:Turn {id: p.from})
+  MATCH (b:Turn {id: p.to})
+  MERGE (a)-[:NEXT]->(b)
+  RETURN count(*) AS links
+}
+RETURN turns, links

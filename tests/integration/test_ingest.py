@@ -9,11 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from neo4j import GraphDatabase
 
 from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.embed import Embedder
 from cogmem.ingest import Ingestor, ReaderError, read_file
+from cogmem.ingest.ingestor import KnownVectors
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
@@ -263,6 +265,11 @@ def test_add_turn_appends_a_live_chat(mem: Memory) -> None:
     event = next(r for r in memory_rows(mem) if r["type"] == "Event")
     assert event["time_text"] == "last week"
     assert event["time_start"] == datetime(2024, 1, 22, tzinfo=UTC)
+    mem.add_turn(speaker="Cleo", text="Hi both, what did I miss?", at=at)
+    mem.add_turn(speaker="Ann", text="Miso, my new cat.", at=at)
+    (conv,) = [n for n in mem.export().nodes if "Conversation" in n.labels]
+    assert conv.properties["speakers"] == ["Ann", "Bob", "Cleo"]  # everyone, first come first
+    assert conv.properties["complete"] is True and conv.properties["source_format"] == "live"
 
 
 class RecordingEmbedder:
@@ -288,12 +295,14 @@ def test_an_entity_is_embedded_once_per_group_and_every_node_has_its_vector(
 ) -> None:
     conversations = read_file(write(tmp_path, [locomo_sample()])).conversations
     mem.ensure_schema()
+    cache = KnownVectors()
     first = RecordingEmbedder(mem.embedder)
-    Ingestor(mem.store, first, mem.extractor, mem.group).ingest(conversations)
+    Ingestor(mem.store, first, mem.extractor, mem.group, cache=cache).ingest(conversations)
     assert first.texts.count("Melanie") == 1  # once, though she speaks in both batches
-    # a second run (a new Ingestor, as every add_turn is) reuses the stored entity vectors
+    # a second run with the same cache (as a Memory's ingests and live turns share one)
+    # sends no entity to the embedder again: their stored vectors are kept
     second = RecordingEmbedder(mem.embedder)
-    Ingestor(mem.store, second, mem.extractor, mem.group, batch_size=3).ingest(conversations)
+    Ingestor(mem.store, second, mem.extractor, mem.group, 3, cache).ingest(conversations)
     names = {r["name"] for r in memory_rows(mem) if r["type"] in ("Person", "Concept")}
     assert names and not names & set(second.texts)
     mem.add_turn(speaker="Melanie", text="Thanks, Caroline!")
@@ -302,3 +311,26 @@ def test_an_entity_is_embedded_once_per_group_and_every_node_has_its_vector(
     person = next(n for n in nodes if n.properties.get("name") == "Melanie")
     assert person.embedding is not None
     assert np.allclose(person.embedding, mem.embedder.embed_query("Melanie"), atol=1e-5)
+
+
+def test_an_entity_deleted_behind_the_cache_is_written_again_with_its_vector(
+    mem: Memory,
+) -> None:
+    recorder = RecordingEmbedder(mem.embedder)
+    live = Memory(mem.settings, store=mem.store, embedder=recorder)
+    at = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+    live.add_turn(speaker="Ines", text="I started learning the cello with Tomas.", at=at)
+    tomas = next(r for r in memory_rows(mem) if r["type"] == "Person" and r["name"] == "Tomas")
+    assert recorder.texts.count("Tomas") == 1
+    live.add_turn(speaker="Ines", text="Tomas is teaching me scales.", at=at)
+    assert recorder.texts.count("Tomas") == 1  # known to this Memory: not embedded again
+    # another process deletes the node; this Memory's cache still holds its id
+    settings = mem.settings
+    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
+    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
+        driver.execute_query("MATCH (m:Memory {id: $id}) DETACH DELETE m", id=tomas["id"])
+    live.add_turn(speaker="Ines", text="Tomas says my bowing improved.", at=at)
+    assert recorder.texts.count("Tomas") == 2  # the write found it without a vector
+    node = next(n for n in mem.export().nodes if n.id == tomas["id"])
+    assert node.embedding is not None
+    assert np.allclose(node.embedding, mem.embedder.embed_query("Tomas"), atol=1e-5)

@@ -27,7 +27,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "priya-and-tomas.js
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     with throwaway_server(tmp_path_factory, "reindex-neo4j") as (_, state, _):
         yield load_settings(
-            {"neo4j_uri": state.bolt_uri, "neo4j_password": None, "group": "reindex"}
+            {
+                "neo4j_uri": state.bolt_uri,
+                "neo4j_password": None,
+                "group": "reindex",
+                "vector_indexes": True,  # reindex rebuilds them for the new dimension
+            }
         )
 
 

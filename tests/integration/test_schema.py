@@ -1,10 +1,18 @@
 from __future__ import annotations
 
 import pytest
+from typer.testing import CliRunner
 
 from cogmem import statements
+from cogmem.cli import app
 from cogmem.embed import embedder_identity
-from cogmem.server.schema import EmbedderMismatch, check_embedder, init_schema, recorded_embedder
+from cogmem.server.schema import (
+    VECTOR_INDEX_STATEMENTS,
+    EmbedderMismatch,
+    check_embedder,
+    init_schema,
+    recorded_embedder,
+)
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
@@ -14,15 +22,10 @@ def _by_name(store: Store) -> dict[str, dict]:
     return {row["name"]: row for row in store.admin("meta/show_indexes")}
 
 
-def test_init_creates_every_index_with_the_embedder_dimension(store: Store) -> None:
+def test_init_creates_every_index_but_the_optional_vector_ones(store: Store) -> None:
     name, dimension = embedder_identity(store.settings)
     indexes = _by_name(store)
-    for vector in ("memory_embedding", "turn_embedding"):
-        assert indexes[vector]["type"] == "VECTOR"
-        assert indexes[vector]["state"] == "ONLINE"
-        config = indexes[vector]["options"]["indexConfig"]
-        assert config["vector.dimensions"] == dimension
-        assert config["vector.similarity_function"].lower() == "cosine"
+    assert not {"memory_embedding", "turn_embedding"} & set(indexes)  # opt-in (search: in process)
     for fulltext, label in (("memory_text", "Memory"), ("turn_text", "Turn")):
         assert indexes[fulltext]["type"] == "FULLTEXT"
         assert indexes[fulltext]["labelsOrTypes"] == [label]
@@ -49,7 +52,27 @@ def test_init_is_idempotent(store: Store) -> None:
     before = _by_name(store)
     report = init_schema(store, name, dimension)
     assert set(_by_name(store)) == set(before)
-    assert len(report.applied) == len(statements.names_in("schema/"))
+    assert len(report.applied) == len(statements.names_in("schema/")) - len(VECTOR_INDEX_STATEMENTS)
+
+
+def test_vector_indexes_on_request_with_the_embedder_dimension_and_dropped_on_request(
+    store: Store,
+) -> None:
+    name, dimension = embedder_identity(store.settings)
+    try:
+        init_schema(store, name, dimension, vector_indexes=True)
+        indexes = _by_name(store)
+        for vector in ("memory_embedding", "turn_embedding"):
+            assert indexes[vector]["type"] == "VECTOR"
+            assert indexes[vector]["state"] == "ONLINE"
+            config = indexes[vector]["options"]["indexConfig"]
+            assert config["vector.dimensions"] == dimension
+            assert config["vector.similarity_function"].lower() == "cosine"
+        init_schema(store, name, dimension)  # None: leaves them as they are
+        assert {"memory_embedding", "turn_embedding"} <= set(_by_name(store))
+    finally:
+        init_schema(store, name, dimension, vector_indexes=False)
+    assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
 
 
 def test_another_embedder_fails_naming_both_and_the_way_out(store: Store) -> None:
@@ -75,3 +98,21 @@ def test_every_statement_explains_against_the_live_server(store: Store) -> None:
         except Exception as exc:  # collect them all, report together
             failures.append(f"{name}: {exc}")
     assert not failures, "\n".join(failures)
+
+
+def test_cli_init_creates_and_drops_the_vector_indexes(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEO4J_URI", store.settings.neo4j_uri)
+    if store.settings.neo4j_password:
+        monkeypatch.setenv("NEO4J_PASSWORD", store.settings.neo4j_password)
+    runner = CliRunner()
+    try:
+        made = runner.invoke(app, ["init", "--vector-indexes"], catch_exceptions=False)
+        assert made.exit_code == 0, made.output
+        assert "memory_embedding" in made.stdout and "turn_embedding" in made.stdout
+        assert {"memory_embedding", "turn_embedding"} <= set(_by_name(store))
+    finally:
+        dropped = runner.invoke(app, ["init", "--no-vector-indexes"], catch_exceptions=False)
+    assert dropped.exit_code == 0, dropped.output
+    assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
