@@ -14,13 +14,15 @@ MATCH (p:Memory:Person {id: r.person_id, group_id: $group_id})
 MATCH (c:Memory:Concept {id: r.concept_id, group_id: $group_id})
 MERGE (f:Memory {id: r.id})
 ON CREATE SET f.created_at = datetime()
-SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true, f.vseq = vseq
+SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true, f.vseq = vseq,
+    p.vseq = vseq, c.vseq = vseq  // the other ends of its relationships too
 MERGE (p)-[:HAS_FACT]->(f)
 MERGE (f)-[:ABOUT]->(c)
-WITH f, r
-CALL (f, r) {
+WITH f, r, vseq
+CALL (f, r, vseq) {
   UNWIND r.event_ids AS eid
   MATCH (e:Memory:Event {id: eid, group_id: $group_id})
+  SET e.vseq = vseq
   MERGE (f)-[:SUPPORTED_BY]->(e)
   RETURN count(e) AS supported
 }

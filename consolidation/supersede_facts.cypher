@@ -10,7 +10,7 @@ WITH vs.seq AS vseq
 UNWIND $rows AS r
 MATCH (old:Memory:Fact {id: r.id, group_id: $group_id, consolidated: true})
 MATCH (new:Memory:Fact {id: r.by, group_id: $group_id, consolidated: true})
-SET old.status = 'SUPERSEDED', old.vseq = vseq
+SET old.status = 'SUPERSEDED', old.vseq = vseq, new.vseq = vseq  // both ends of SUPERSEDES
 MERGE (new)-[x:SUPERSEDES]->(old)
 SET x.job = 'consolidate'
 RETURN count(old) AS retired

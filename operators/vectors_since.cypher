@@ -1,21 +1,28 @@
 // Group $group's turns and memory records written after sequence $seq (all of them when
 // $seq is null): vectors, and the fields a search ranks them by (what Anchor shows of a
-// node, its place in its conversation, the turns that evidence it), so that Anchor and
-// Ground need no round trip.
+// node, its place in its conversation, the turns that evidence it, a record's
+// relationships to the group's other records as [type, other id, outgoing]), so that
+// Anchor, Traverse, Intersect and Ground need no round trip. Every write that adds or
+// removes such a relationship stamps both of its ends, so both are read again. (These
+// types join records only; the far end carries no label, or the planner would seek the
+// group's index once per row.)
 CALL () {
   MATCH (n:Turn)
   WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
   RETURN n, 'Turn' AS type, n.full_text AS content, n.search_text AS search_text,
-         [] AS evidence
+         [] AS evidence, [] AS links
   UNION ALL
   MATCH (n:Memory)
   WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
   RETURN n, n.type AS type, n.content AS content, null AS search_text,
          CASE WHEN n.type IN ['Person', 'Concept'] THEN []
-              ELSE [(n)-[:EVIDENCED_BY]->(t:Turn) | t.id] END AS evidence
+              ELSE [(n)-[:EVIDENCED_BY]->(t:Turn) | t.id] END AS evidence,
+         [(n)-[r:PARTICIPATED_IN|INVOLVES|HAS_FACT|ABOUT|LIKES|DISLIKES|USES|KNOWS|CLAIMS|
+              TARGETS|SUPERSEDES|CONFLICTS_WITH|SUPPORTED_BY|REFERENCES|CAUSES]-(m)
+          WHERE m.group_id = $group | [type(r), m.id, startNode(r) = n]] AS links
 }
 RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, search_text,
-       evidence,
+       evidence, links,
        n.speaker AS speaker, n.subject AS subject, n.source AS source, n.target AS target,
        n.status AS status, n.turn_id AS turn_id, n.source_id AS source_id,
        n.conversation_id AS conversation_id, n.idx AS idx,

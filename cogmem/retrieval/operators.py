@@ -261,13 +261,7 @@ class Operators:
                         "end": window.end if window else None,
                     }
                 )
-            rows = self.store.read(
-                "operators/traverse_hop",
-                steps=steps,
-                group=self.group,
-                per_node=per_node,
-                sims=sims,
-            )
+            rows = self.vectors.traverse(steps, per_node, sims)
             nxt: dict[int, list[str]] = {n: [] for n in active}
             for row in rows:
                 n = active[row["step"]]
@@ -305,13 +299,11 @@ class Operators:
     ) -> list[Shared]:
         if len(entity_ids) < 2:
             return []
-        rows = self.store.read(
-            "operators/intersect",
-            ids=entity_ids,
-            group=self.group,
-            rel_types=[str(rel) for rel in rel_types],
-            per_entity=min(per_entity, INTERSECT_PER_ENTITY),
-            sims=self._record_sims(vector),
+        rows = self.vectors.intersect(
+            entity_ids,
+            [str(rel) for rel in rel_types],
+            min(per_entity, INTERSECT_PER_ENTITY),
+            self._record_sims(vector),
             min_shared=2,
         )
         return [

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from cogmem.retrieval.adjacency import intersect_rows, traverse_rows
 from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.topk import best_rows
 from cogmem.store import Store
@@ -212,6 +213,25 @@ class GroupVectors:
         self._memo = (view, q.copy(), scores)
         return scores
 
+    def traverse(
+        self, steps: Sequence[dict[str, Any]], per_node: int, sims: dict[str, float]
+    ) -> list[dict[str, Any]]:
+        """Traverse in process: the rows ``operators/traverse_hop`` gives (see
+        :func:`~cogmem.retrieval.adjacency.traverse_rows`)."""
+        return traverse_rows(_lookup(self._rows), steps, per_node, sims)
+
+    def intersect(
+        self,
+        ids: Sequence[str],
+        rel_types: Sequence[str],
+        per_entity: int,
+        sims: dict[str, float],
+        min_shared: int,
+    ) -> list[dict[str, Any]]:
+        """Intersect in process: the rows ``operators/intersect`` gives (see
+        :func:`~cogmem.retrieval.adjacency.intersect_rows`)."""
+        return intersect_rows(_lookup(self._rows), ids, rel_types, per_entity, sims, min_shared)
+
     def neighbourhood(self, turn_ids: Sequence[str], window: int) -> list[dict[str, Any]] | None:
         """Ground for turn seeds in process (see :func:`_neighbourhood`)."""
         return _neighbourhood(self._rows, turn_ids, window)
@@ -228,6 +248,17 @@ class GroupVectors:
                 if a >= 0:
                     out[n] = (1.0 + next(sims)) / 2.0
         return out
+
+
+def _lookup(view: _Rows) -> Callable[[str], dict[str, Any] | None]:
+    """A node's fields by id in one view (None when the view has no such node)."""
+    rows, fields = view.row, view.fields
+
+    def node(node_id: str) -> dict[str, Any] | None:
+        at = rows.get(node_id)
+        return None if at is None else fields[at]
+
+    return node
 
 
 def _neighbourhood(

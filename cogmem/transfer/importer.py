@@ -202,6 +202,9 @@ def import_group(
         _expect(written, "relationships", len(chunk), "relationship", path)
     for cid in completes:
         mem.store.write("ingest/mark_conversation_complete", id=cid)
+    # a new vector epoch: searching processes read the group again whole, relationships too
+    # (an imported relationship does not stamp its ends)
+    mem.store.write("admin/forget_group_vectors", group=target)
     vector_source: Literal["from the file", "recomputed", "none"] = (
         "recomputed" if to_embed else ("from the file" if data.embeddings else "none")
     )

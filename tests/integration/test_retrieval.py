@@ -360,3 +360,90 @@ def test_retrieval_uses_consolidation(mem: Memory, tmp_path: Path) -> None:
     assert any(s.operator == "traverse" and "SUPPORTED_BY" in s.detail for s in broad.trace)
     hikes = {e.turn_source_id for e in broad.evidence}
     assert {"3:5", "4:7", "5:9"} <= hikes  # JSONL ids: session:position
+
+
+ALL_RELS = [
+    "PARTICIPATED_IN",
+    "INVOLVES",
+    "HAS_FACT",
+    "ABOUT",
+    "LIKES",
+    "DISLIKES",
+    "USES",
+    "KNOWS",
+    "CLAIMS",
+    "TARGETS",
+    "SUPERSEDES",
+    "CONFLICTS_WITH",
+    "SUPPORTED_BY",
+    "REFERENCES",
+    "CAUSES",
+]
+
+
+def _same_rows(cypher: list[dict], in_process: list[dict]) -> None:
+    assert len(cypher) == len(in_process)
+    for want, got in zip(cypher, in_process, strict=True):
+        assert {k: want[k] for k in got} == got
+
+
+def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
+    hikers: Memory,
+) -> None:
+    before = Operators(hikers.store, hikers.group)
+    before.vectors  # noqa: B018 - this process reads the group before consolidation adds to it
+    hikers.consolidate()  # the linking job adds REFERENCES between records read already
+    ops = Operators(hikers.store, hikers.group)  # refreshed by what the writes stamped
+    vectors = ops.vectors
+    assert vectors is before.vectors
+    records = [i for i, t in zip(vectors.ids, vectors.types, strict=True) if t != "Turn"]
+    linked = {i for i in records if (vectors.node(i) or {}).get("links")}
+    assert hikers.counts()["relationships"]["REFERENCES"] >= 1
+    assert {"REFERENCES", "HAS_FACT", "CLAIMS", "LIKES"} <= {
+        link[0] for i in linked for link in (vectors.node(i) or {})["links"]
+    }
+    vec = hikers.embedder.embed_query("What does Bob do in the mornings?")
+    # a few records closest to the question, the rest 0: ties fall to time, then id
+    sims = dict(vectors.top(vec, turns=False, types=None, k=5))
+    july = (datetime(2023, 7, 1, tzinfo=UTC), datetime(2023, 8, 1, tzinfo=UTC))
+    for window in ((None, None), july):
+        for types in (None, ["Event", "Fact"]):
+            steps = [
+                {"ids": records, "rel_types": ALL_RELS, "types": types},
+                {"ids": records[:5], "rel_types": ["CLAIMS", "TARGETS"], "types": None},
+            ]
+            for step in steps:
+                step["start"], step["end"] = window
+            for per_node in (1, 3, 15):
+                cypher = hikers.store.read(
+                    "operators/traverse_hop",
+                    steps=steps,
+                    group=hikers.group,
+                    per_node=per_node,
+                    sims=sims,
+                )
+                _same_rows(cypher, vectors.traverse(steps, per_node, sims))
+    persons = [p["id"] for p in ops.persons()]
+    for per_entity in (1, 10):
+        for ids in (persons, [*persons, *records[:8]]):
+            cypher = hikers.store.read(
+                "operators/intersect",
+                ids=ids,
+                group=hikers.group,
+                rel_types=["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"],
+                per_entity=per_entity,
+                sims=sims,
+                min_shared=2,
+            )
+            for row in cypher:  # the statement collects via in expansion order
+                for link in row["links"]:
+                    link["via"] = sorted(link["via"])
+            got = vectors.intersect(
+                ids,
+                ["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"],
+                per_entity,
+                sims,
+                2,
+            )
+            assert cypher == got
+    assert any(ops.intersect(persons, vec)), "the two hikers share something"
