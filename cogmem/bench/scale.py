@@ -318,27 +318,16 @@ def records_of(memory: Memory) -> int:
 
 
 def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
-    """PROFILE the statements a search runs, at the largest size."""
+    """PROFILE the statements a search runs, at the largest size (Anchor, Traverse and
+    Intersect run in process: the refresh that keeps the copy fresh is their statement)."""
     group = memory.group
     q = "When did Avery go to the pottery class?"
     qvec = memory.embedder.embed_query(q)
     turns = [t for t, _ in ops.vectors.top(qvec, turns=True, types=None, k=50)]
-    persons = [p["id"] for p in ops.persons()][:1]
+    (state,) = memory.store.read("operators/vector_state", group=group)
     calls: dict[str, dict[str, Any]] = {
-        "operators/traverse_hop": dict(
-            steps=[
-                {
-                    "ids": persons,
-                    "rel_types": ["PARTICIPATED_IN", "HAS_FACT"],
-                    "types": None,
-                    "start": None,
-                    "end": None,
-                }
-            ],
-            group=group,
-            per_node=15,
-            sims=dict(ops.vectors.top(qvec, turns=False, types=None, k=5000)),
-        ),
+        # a search's refresh after a write: the nodes of the last write, with their links
+        "operators/vectors_since": dict(group=group, seq=max(0, int(state["seq"]) - 1)),
         "operators/ground": dict(ids=turns, group=group, window=1, per_record=3),
     }
     out = {}

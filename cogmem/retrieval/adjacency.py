@@ -13,14 +13,16 @@ datetimes: ``null`` sorts as larger than any value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 Node = Mapping[str, Any]
 Lookup = Callable[[str], Node | None]
 
-TURN = "Turn"
 CONCEPT = "Concept"
 TO_CONCEPT = frozenset({"INVOLVES", "ABOUT", "TARGETS"})
 """What Intersect follows from a record to the concepts it is about."""
@@ -43,39 +45,90 @@ _ROW_FIELDS = (
 )
 
 
-def _record(node: Lookup, node_id: str) -> Node | None:
-    """A memory record of the group (the statements match ``:Memory`` only)."""
-    found = node(node_id)
-    return None if found is None or found.get("type") == TURN else found
-
-
-def _first(*values: Any) -> Any:
-    return next((v for v in values if v is not None), None)
-
-
 def _seconds(at: datetime | None) -> float | None:
     return None if at is None else at.timestamp()
 
 
-def _in_window(b: Node, start: float | None, end: float | None) -> bool:
-    """``coalesce(b.time_end, b.at) > start AND coalesce(b.time_start, b.at) < end``; a
-    missing time fails the test, as null does in a WHERE."""
-    if start is None:
-        return True
-    until = _first(b.get("time_end_s"), b.get("at_s"))
-    since = _first(b.get("time_start_s"), b.get("at_s"))
-    if until is None or since is None or end is None:
-        return False
-    return bool(until > start and since < end)
+REL_CODES: dict[str, int] = {
+    rel: n
+    for n, rel in enumerate(
+        (
+            "PARTICIPATED_IN",
+            "INVOLVES",
+            "HAS_FACT",
+            "ABOUT",
+            "LIKES",
+            "DISLIKES",
+            "USES",
+            "KNOWS",
+            "CLAIMS",
+            "TARGETS",
+            "SUPERSEDES",
+            "CONFLICTS_WITH",
+            "SUPPORTED_BY",
+            "REFERENCES",
+            "CAUSES",
+        )
+    )
+}
+"""The relationship types between records that the in-process copy keeps."""
+_RELS = tuple(REL_CODES)
 
 
-def _desc_nulls_first(value: float | None) -> tuple[int, float]:
-    """Sort key for ``ORDER BY value DESC``: nulls first (Cypher's null is the largest)."""
-    return (0, 0.0) if value is None else (1, -value)
+@dataclass(frozen=True)
+class Links:
+    """One node's relationships to the view's records: type code, the other end's row,
+    and whether it leaves this node."""
+
+    rel: np.ndarray
+    other: np.ndarray
+    outgoing: np.ndarray
+
+    @classmethod
+    def of(cls, links: Iterable[Sequence[Any]], row: Mapping[str, int]) -> Links:
+        kept = [
+            (REL_CODES[rel], row[other], bool(out))
+            for rel, other, out in links
+            if rel in REL_CODES and other in row
+        ]
+        if not kept:
+            return cls(np.zeros(0, np.int8), np.zeros(0, np.int64), np.zeros(0, bool))
+        rel, other, out = zip(*kept, strict=True)
+        return cls(np.array(rel, np.int8), np.array(other, np.int64), np.array(out, bool))
+
+
+@dataclass(frozen=True)
+class Times:
+    """Per row, as epoch seconds with NaN for absent: ``time_start``, ``time_end``, ``at``."""
+
+    start: np.ndarray
+    end: np.ndarray
+    at: np.ndarray
+
+    @classmethod
+    def of(cls, fields: Sequence[Mapping[str, Any]]) -> Times:
+        def column(key: str) -> np.ndarray:
+            return np.array([f.get(key) for f in fields], dtype=np.float64)  # None -> NaN
+
+        return cls(column("time_start_s"), column("time_end_s"), column("at_s"))
+
+
+@dataclass(frozen=True)
+class GraphView:
+    """What Traverse reads of one consistent view of a group."""
+
+    node: Lookup
+    row: Mapping[str, int]
+    ids: Sequence[str]
+    is_turn: np.ndarray
+    type_codes: np.ndarray
+    codes: Mapping[str, int]
+    times_of: Callable[[], Times]  # built on first need
+    links: Callable[[int], Links]
 
 
 def traverse_rows(
-    node: Lookup,
+    view: GraphView,
     steps: Sequence[Mapping[str, Any]],
     per_node: int,
     sims: Mapping[str, float],
@@ -83,39 +136,82 @@ def traverse_rows(
     """The rows of ``operators/traverse_hop`` for ``steps`` ({ids, rel_types, types,
     start, end}): for each start record and step, its ``per_node`` neighbours closest to
     the question (``sims``; 0 for a record left out), then the most recent, then by id."""
+    times = view.times_of()
+    dense = _dense(view, sims)
     out: list[dict[str, Any]] = []
     for si, step in enumerate(steps):
-        rels = set(step["rel_types"])
-        types = set(step["types"]) if step.get("types") is not None else None
+        wanted_rels = _rel_mask(step["rel_types"])
+        types = step.get("types")
+        codes = [view.codes[t] for t in types if t in view.codes] if types is not None else None
         start, end = _seconds(step.get("start")), _seconds(step.get("end"))
         for a_id in dict.fromkeys(step["ids"]):
-            a = _record(node, a_id)
-            if a is None:
+            at = view.row.get(a_id)
+            if at is None or view.is_turn[at]:
                 continue
-            found: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-            for rel, b_id, outgoing in a.get("links") or ():
-                if rel not in rels:
-                    continue
-                b = _record(node, b_id)
-                if b is None or (types is not None and b.get("type") not in types):
-                    continue
-                if not _in_window(b, start, end):
-                    continue
-                sim = float(sims.get(b_id, 0.0))
-                when = _first(b.get("time_start_s"), b.get("at_s"))
-                key = (-sim, _desc_nulls_first(when), b_id)
+            links = view.links(at)
+            keep = wanted_rels[links.rel] & ~view.is_turn[links.other]
+            if codes is not None:
+                keep &= np.isin(view.type_codes[links.other], codes)
+            rows = links.other[keep]
+            if start is not None:
+                until = np.where(np.isnan(times.end[rows]), times.at[rows], times.end[rows])
+                since = np.where(np.isnan(times.start[rows]), times.at[rows], times.start[rows])
+                inside = (until > start) & (since < end) if end is not None else until < -np.inf
+                keep[keep] = inside  # NaN compares false: a missing time is outside
+                rows = links.other[keep]
+            if rows.size == 0:
+                continue
+            rels = links.rel[keep]
+            outs = links.outgoing[keep]
+            sim = dense[rows]
+            when = np.where(np.isnan(times.start[rows]), times.at[rows], times.start[rows])
+            # ORDER BY sim DESC, when DESC (null first), id: numbers first, ids for ties
+            late = np.where(np.isnan(when), -np.inf, -when)
+            chosen = _best(sim, late, rows, view.ids, per_node)
+            for i in chosen:
+                b_id = view.ids[int(rows[i])]
+                b = view.node(b_id) or {}
                 row = {k: b.get(k) for k in _ROW_FIELDS}
-                row.update(step=si, from_id=a_id, rel=rel, outgoing=bool(outgoing), id=b_id)
-                row["vector"] = sim
-                found.append((key, row))
-            found.sort(key=lambda kr: kr[0])
-            out.extend(row for _, row in found[:per_node])
+                row.update(
+                    step=si,
+                    from_id=a_id,
+                    rel=_RELS[rels[i]],
+                    outgoing=bool(outs[i]),
+                    id=b_id,
+                    vector=float(sim[i]),
+                )
+                out.append(row)
     out.sort(key=lambda r: (r["step"], r["from_id"], -r["vector"], r["id"], r["rel"]))
     return out
 
 
+def _best(
+    sim: np.ndarray, late: np.ndarray, rows: np.ndarray, ids: Sequence[str], k: int
+) -> list[int]:
+    """Indices of the ``k`` best by (sim DESC, late ASC, id ASC); numpy orders by the two
+    numbers, and only rows tied with the k-th on both are ordered by id."""
+    order = np.lexsort((late, -sim))
+    if order.size <= k:
+        return sorted(order.tolist(), key=lambda i: (-sim[i], late[i], ids[int(rows[i])]))
+    kth = order[k - 1]
+    better = (sim > sim[kth]) | ((sim == sim[kth]) & (late < late[kth]))
+    tied = np.flatnonzero((sim == sim[kth]) & (late == late[kth]))
+    room = k - int(better.sum())
+    picked = (
+        np.flatnonzero(better).tolist()
+        + sorted(tied.tolist(), key=lambda i: ids[int(rows[i])])[:room]
+    )
+    return picked
+
+
+FORWARD_LIMIT = 2000
+"""Intersect walks forward from an entity with at most this many relationships (its records,
+then what each is about); from a larger one it walks back from the concepts, best first,
+until it has enough (a person with thousands of events)."""
+
+
 def intersect_rows(
-    node: Lookup,
+    view: GraphView,
     ids: Sequence[str],
     rel_types: Sequence[str],
     per_entity: int,
@@ -126,40 +222,99 @@ def intersect_rows(
     entities ``ids`` reach (directly over ``rel_types``, or through a record they reach
     that is about the concept), each entity's ``per_entity`` closest to the question
     counted, with the records (``via``) that link each entity to it."""
-    rels = set(rel_types)
+    concept = view.codes.get(CONCEPT)
+    if concept is None:
+        return []
+    wanted = _rel_mask(rel_types)
+    dense = _dense(view, sims)
     shared: dict[str, list[dict[str, Any]]] = {}
     best: dict[str, float] = {}
-    names: dict[str, Any] = {}
+    ordered: list[int] | None = None  # the group's concepts by (sim DESC, id), on first need
     for e_id in ids:
-        e = _record(node, e_id)
-        if e is None:
+        at = view.row.get(e_id)
+        if at is None or view.is_turn[at]:
             continue
-        via: dict[str, dict[str, None]] = {}  # concept id -> the records leading to it
-        for rel, x_id, outgoing in e.get("links") or ():
-            if not outgoing or rel not in rels:
-                continue
-            x = _record(node, x_id)
-            if x is None:
-                continue
-            if x.get("type") == CONCEPT:
-                via.setdefault(x_id, {})
-                names[x_id] = x.get("name")
-                continue
-            for rel2, c_id, out2 in x.get("links") or ():
-                if not out2 or rel2 not in TO_CONCEPT:
-                    continue
-                c = _record(node, c_id)
-                if c is None or c.get("type") != CONCEPT:
-                    continue
-                via.setdefault(c_id, {})[x_id] = None
-                names[c_id] = c.get("name")
-        ranked = sorted(via, key=lambda c: (-float(sims.get(c, 0.0)), c))[:per_entity]
-        for c_id in ranked:
-            sim = float(sims.get(c_id, 0.0))
-            shared.setdefault(c_id, []).append({"entity": e_id, "via": sorted(via[c_id])})
+        links = view.links(at)
+        sel = links.outgoing & wanted[links.rel] & ~view.is_turn[links.other]
+        xs = links.other[sel]
+        if xs.size <= FORWARD_LIMIT:
+            reached = _forward(view, xs, concept)
+            ranked = sorted(reached, key=lambda c: (-dense[c], view.ids[c]))[:per_entity]
+            found = [(c, reached[c]) for c in ranked]
+        else:
+            if ordered is None:
+                rows = np.flatnonzero(view.type_codes == concept).tolist()
+                ordered = sorted(rows, key=lambda c: (-dense[c], view.ids[c]))
+            found = _backward(view, xs, concept, ordered, per_entity)
+        for c, via in found:
+            c_id = view.ids[c]
+            sim = float(dense[c])
+            entry = {"entity": e_id, "via": sorted(view.ids[x] for x in via)}
+            shared.setdefault(c_id, []).append(entry)
             best[c_id] = max(best.get(c_id, sim), sim)
     kept = sorted(
         (c_id for c_id, links in shared.items() if len(links) >= min_shared),
         key=lambda c: (-len(shared[c]), -best[c], c),
     )
-    return [{"id": c, "name": names.get(c), "sim": best[c], "links": shared[c]} for c in kept]
+    return [
+        {"id": c, "name": (view.node(c) or {}).get("name"), "sim": best[c], "links": shared[c]}
+        for c in kept
+    ]
+
+
+def _forward(view: GraphView, xs: np.ndarray, concept: int) -> dict[int, list[int]]:
+    """Concept row → the non-concept records among ``xs`` that lead to it (a concept in
+    ``xs`` is reached itself)."""
+    reached: dict[int, list[int]] = {}
+    for x in xs.tolist():
+        if view.type_codes[x] == concept:
+            reached.setdefault(x, [])
+            continue
+        links = view.links(x)
+        hit = links.outgoing & _TO_CONCEPT[links.rel]
+        for c in links.other[hit].tolist():
+            if view.type_codes[c] == concept and not view.is_turn[c]:
+                via = reached.setdefault(c, [])
+                if x not in via:
+                    via.append(x)
+    return reached
+
+
+def _backward(
+    view: GraphView, xs: np.ndarray, concept: int, ordered: list[int], k: int
+) -> list[tuple[int, list[int]]]:
+    """The first ``k`` concepts of ``ordered`` that ``xs`` reach, each with its via rows."""
+    reach = np.zeros(len(view.ids), bool)
+    reach[xs] = True
+    source = reach & (view.type_codes != concept)  # records that lead on to a concept
+    found: list[tuple[int, list[int]]] = []
+    for c in ordered:
+        links = view.links(c)
+        back = links.other[~links.outgoing & _TO_CONCEPT[links.rel]]
+        via = np.unique(back[source[back]]).tolist()
+        if reach[c] or via:
+            found.append((c, via))
+            if len(found) == k:
+                break
+    return found
+
+
+def _rel_mask(rel_types: Iterable[str]) -> np.ndarray:
+    mask = np.zeros(len(REL_CODES), bool)
+    for rel in rel_types:
+        if rel in REL_CODES:
+            mask[REL_CODES[rel]] = True
+    return mask
+
+
+def _dense(view: GraphView, sims: Mapping[str, float]) -> np.ndarray:
+    """Each row's similarity to the question (``sims``), 0 for a row left out."""
+    dense = np.zeros(len(view.ids), np.float64)
+    known = [(view.row[i], float(v)) for i, v in sims.items() if i in view.row]
+    if known:
+        at_rows, values = zip(*known, strict=True)
+        dense[list(at_rows)] = values
+    return dense
+
+
+_TO_CONCEPT = _rel_mask(TO_CONCEPT)

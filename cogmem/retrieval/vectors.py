@@ -27,12 +27,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
 
-from cogmem.retrieval.adjacency import intersect_rows, traverse_rows
+from cogmem.retrieval.adjacency import GraphView, Links, Times, intersect_rows, traverse_rows
 from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.topk import best_rows
 from cogmem.store import Store
@@ -40,6 +40,8 @@ from cogmem.store import Store
 TURN = "Turn"
 _BLOCK = 2048
 """Streamed vectors are converted to float32 this many at a time."""
+_LINK_CACHE = 50_000
+"""Nodes whose relationships are kept as arrays (all forgotten past this)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,12 @@ class _Rows:
         """The ids as a numpy array (built on first need: only many-way ties want it)."""
         return np.array(self.ids)
 
+    @cached_property
+    def times(self) -> Times:
+        """Each row's referenced start and end and the time it was said, as epoch seconds
+        (NaN when absent), for Traverse's window and order (built on first need)."""
+        return Times.of(self.fields)
+
 
 @dataclass
 class GroupVectors:
@@ -79,6 +87,8 @@ class GroupVectors:
     _record_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["content", "name"]))
     _text_lock: threading.Lock = field(default_factory=threading.Lock)
     _memo: tuple[_Rows, np.ndarray, np.ndarray] | None = None
+    #: row → (its fields when built, its relationships as arrays)
+    _link_arrays: dict[int, tuple[dict[str, Any], Links]] = field(default_factory=dict)
 
     @property
     def ids(self) -> list[str]:
@@ -218,7 +228,32 @@ class GroupVectors:
     ) -> list[dict[str, Any]]:
         """Traverse in process: the rows ``operators/traverse_hop`` gives (see
         :func:`~cogmem.retrieval.adjacency.traverse_rows`)."""
-        return traverse_rows(_lookup(self._rows), steps, per_node, sims)
+        return traverse_rows(self._graph(), steps, per_node, sims)
+
+    def _graph(self) -> GraphView:
+        view = self._rows
+        return GraphView(
+            node=_lookup(view),
+            row=view.row,
+            ids=view.ids,
+            is_turn=view.is_turn,
+            type_codes=view.type_codes,
+            codes=view.codes,
+            times_of=lambda: view.times,
+            links=partial(self._links, view),
+        )
+
+    def _links(self, view: _Rows, at: int) -> Links:
+        """Row ``at``'s relationships as arrays, kept while its fields stay the same."""
+        fields = view.fields[at]
+        cached = self._link_arrays.get(at)
+        if cached is not None and cached[0] is fields:
+            return cached[1]
+        links = Links.of(fields.get("links") or (), view.row)
+        if len(self._link_arrays) > _LINK_CACHE:
+            self._link_arrays.clear()
+        self._link_arrays[at] = (fields, links)
+        return links
 
     def intersect(
         self,
@@ -230,7 +265,7 @@ class GroupVectors:
     ) -> list[dict[str, Any]]:
         """Intersect in process: the rows ``operators/intersect`` gives (see
         :func:`~cogmem.retrieval.adjacency.intersect_rows`)."""
-        return intersect_rows(_lookup(self._rows), ids, rel_types, per_entity, sims, min_shared)
+        return intersect_rows(self._graph(), ids, rel_types, per_entity, sims, min_shared)
 
     def neighbourhood(self, turn_ids: Sequence[str], window: int) -> list[dict[str, Any]] | None:
         """Ground for turn seeds in process (see :func:`_neighbourhood`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,7 @@ from neo4j import GraphDatabase
 from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.models import TimeRange
+from cogmem.retrieval import adjacency
 from cogmem.retrieval.operators import MAX_PER_HOP, Operators
 from cogmem.store import Store
 
@@ -381,6 +383,9 @@ ALL_RELS = [
 ]
 
 
+INTERSECT = ["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"]
+
+
 def _same_rows(cypher: list[dict], in_process: list[dict]) -> None:
     assert len(cypher) == len(in_process)
     for want, got in zip(cypher, in_process, strict=True):
@@ -388,7 +393,7 @@ def _same_rows(cypher: list[dict], in_process: list[dict]) -> None:
 
 
 def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
-    hikers: Memory,
+    hikers: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = Operators(hikers.store, hikers.group)
     before.vectors  # noqa: B018 - this process reads the group before consolidation adds to it
@@ -424,13 +429,14 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
                 )
                 _same_rows(cypher, vectors.traverse(steps, per_node, sims))
     persons = [p["id"] for p in ops.persons()]
-    for per_entity in (1, 10):
-        for ids in (persons, [*persons, *records[:8]]):
+    for forward_limit in (adjacency.FORWARD_LIMIT, 0):  # 0: back from the concepts
+        monkeypatch.setattr(adjacency, "FORWARD_LIMIT", forward_limit)
+        for per_entity, ids in itertools.product((1, 10), (persons, [*persons, *records[:8]])):
             cypher = hikers.store.read(
                 "operators/intersect",
                 ids=ids,
                 group=hikers.group,
-                rel_types=["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"],
+                rel_types=INTERSECT,
                 per_entity=per_entity,
                 sims=sims,
                 min_shared=2,
@@ -438,12 +444,5 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
             for row in cypher:  # the statement collects via in expansion order
                 for link in row["links"]:
                     link["via"] = sorted(link["via"])
-            got = vectors.intersect(
-                ids,
-                ["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"],
-                per_entity,
-                sims,
-                2,
-            )
-            assert cypher == got
+            assert cypher == vectors.intersect(ids, INTERSECT, per_entity, sims, 2)
     assert any(ops.intersect(persons, vec)), "the two hikers share something"
