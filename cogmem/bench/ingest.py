@@ -104,18 +104,14 @@ def raw_embed_seconds(embedder: Any, conversations: list[Conversation]) -> float
     return elapsed
 
 
-#: Live turns added to a scratch group before the timed ones: the server compiles a plan
-#: per statement and list-size bucket once, ~100 ms each (claims' reconciliation included).
-ADD_TURN_WARMUP = 30
-
-
 def run_add_turn(memory: Any, conv: Conversation, turns: int, group: str) -> AddTurnReport:
     """``Memory.add_turn`` one turn at a time into a fresh group; latency per call, warm:
-    the model is loaded, and :data:`ADD_TURN_WARMUP` turns of the same conversation went
-    into a scratch group first, so the server has its plans."""
+    the model is loaded, and the same turns went into a scratch group first, so the server
+    has compiled every plan they need (~100 ms per statement and list-size bucket, claims'
+    reconciliation included; a long-running server has them)."""
     scratch = memory.for_group(group + "-warmup")
     scratch.forget()
-    for turn in conv.turns[:ADD_TURN_WARMUP]:
+    for turn in conv.turns[:turns]:
         scratch.add_turn(turn.speaker, turn.full_text, at=turn.at, conversation=conv.id)
     scratch.forget()
     mem = memory.for_group(group)
@@ -220,6 +216,9 @@ def run_ingest(
     raw = raw_embed_seconds(memory.embedder, conversations)
     peak = 0
     cold: ColdStartReport | None = None
+    added = None
+    if add_turns and conversations:  # first: the bulk writes below leave the server busy
+        added = run_add_turn(memory, conversations[0], add_turns, f"{group_prefix}-live")
     for conv in conversations:
         mem = memory.for_group(f"{group_prefix}-{conv.id}")
         mem.forget()
@@ -245,9 +244,6 @@ def run_ingest(
             cold = run_cold_start(memory, f"{group_prefix}-{conv.id}", "What did they talk about?")
         if not keep:
             mem.forget()
-    added = None
-    if add_turns and conversations:
-        added = run_add_turn(memory, conversations[0], add_turns, f"{group_prefix}-live")
     cli_rss = run_cli_rss(memory, path, f"{group_prefix}-cli") if cli_rss_check else None
     turns = sum(len(c.turns) for c in conversations)
     turns_per_s = turns / seconds if seconds else 0.0
@@ -360,7 +356,7 @@ def markdown(report: IngestReport) -> str:
         lines += [
             "",
             f"`Memory.add_turn`, {a.turns} live turns one at a time into a fresh group (warm: "
-            f"model loaded, {ADD_TURN_WARMUP} turns into a scratch group first): "
+            "model loaded, the same turns into a scratch group first): "
             f"p50 **{a.p50_ms:.0f} ms**, p95 **{a.p95_ms:.0f} ms**, max {a.max_ms:.0f} ms.",
         ]
     if report.cold_start is not None:
