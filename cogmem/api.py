@@ -323,7 +323,8 @@ class Memory:
         check_question(question)
         self.ensure_schema()
         try:
-            return self.controller().run(question, k=k, dedupe=dedupe)
+            with self.clients.search_slots:  # at most search_concurrency at once
+                return self.controller().run(question, k=k, dedupe=dedupe)
         except Neo4jError as exc:
             raise self._local_times(exc) from exc
 

@@ -15,7 +15,9 @@ it closes in :meth:`Clients.close`; what it was given it leaves to its owner.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections import deque
 from typing import TYPE_CHECKING
 
 from cogmem.config import ConfigError, Settings
@@ -59,6 +61,36 @@ def make_router(llm: LLMClient | None) -> Router:
     return LLMRouter(llm, fallback=RuleRouter())
 
 
+class FairSlots:
+    """At most ``n`` holders at once; the others wait and are let in in arrival order
+    (a freed slot is handed to the longest waiter, so no thread starves: Python's own
+    semaphore lets a thread that releases take the slot straight back)."""
+
+    def __init__(self, n: int) -> None:
+        if n < 1:
+            raise ValueError("FairSlots needs at least one slot")
+        self._free = n
+        self._lock = threading.Lock()
+        self._waiters: deque[threading.Event] = deque()
+
+    def __enter__(self) -> FairSlots:
+        with self._lock:
+            if self._free > 0 and not self._waiters:
+                self._free -= 1
+                return self
+            turn = threading.Event()
+            self._waiters.append(turn)
+        turn.wait()  # the slot is ours when set
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            if self._waiters:
+                self._waiters.popleft().set()  # handed over: never free in between
+            else:
+                self._free += 1
+
+
 class Clients:
     """The store, embedder, LLM client, extractor and router of one or more Memories.
 
@@ -95,6 +127,9 @@ class Clients:
         self._router = router
         self._lock = threading.RLock()
         self._closed = False
+        slots = settings.search_concurrency or max(2, os.cpu_count() or 1)
+        #: taken by each search (see ``Settings.search_concurrency``)
+        self.search_slots = FairSlots(slots)
 
     # -- the clients -----------------------------------------------------------------
     @property

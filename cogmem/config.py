@@ -28,6 +28,7 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "embed_backend": ("COGMEM_EMBED_BACKEND",),
     "vector_cache_mb": ("COGMEM_VECTOR_CACHE_MB",),
     "vector_indexes": ("COGMEM_VECTOR_INDEXES",),
+    "search_concurrency": ("COGMEM_SEARCH_CONCURRENCY",),
     "llm": ("COGMEM_LLM",),
     "llm_base_url": ("COGMEM_LLM_BASE_URL", "OPENAI_BASE_URL"),
     "llm_model": ("COGMEM_LLM_MODEL",),
@@ -114,6 +115,11 @@ class Settings(BaseModel):
     #: ``db.index.vector.queryNodes``). Search never reads them, and each one is updated
     #: at every commit: a live turn pays ~9 ms for the two. ``cogmem init`` creates them.
     vector_indexes: bool = False
+    #: searches that run at once in one process (the Memories sharing its clients); more
+    #: wait their turn, first come first served. Search is mostly Python, held by one lock
+    #: (the GIL): past a few at once, threads only thrash (benchmarks/results/load_test.md).
+    #: 0: the cores, at least 2.
+    search_concurrency: int = Field(default=0, ge=0, le=1024)
     llm: Literal["none", "openai"] = "none"
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from cogmem.models import RelType
+
 Node = Mapping[str, Any]
 Lookup = Callable[[str], Node | None]
 
@@ -49,27 +51,9 @@ def _seconds(at: datetime | None) -> float | None:
     return None if at is None else at.timestamp()
 
 
+_STRUCTURE = (RelType.HAS_SESSION, RelType.HAS_TURN, RelType.NEXT, RelType.EVIDENCED_BY)
 REL_CODES: dict[str, int] = {
-    rel: n
-    for n, rel in enumerate(
-        (
-            "PARTICIPATED_IN",
-            "INVOLVES",
-            "HAS_FACT",
-            "ABOUT",
-            "LIKES",
-            "DISLIKES",
-            "USES",
-            "KNOWS",
-            "CLAIMS",
-            "TARGETS",
-            "SUPERSEDES",
-            "CONFLICTS_WITH",
-            "SUPPORTED_BY",
-            "REFERENCES",
-            "CAUSES",
-        )
-    )
+    rel.value: n for n, rel in enumerate(r for r in RelType if r not in _STRUCTURE)
 }
 """The relationship types between records that the in-process copy keeps."""
 _RELS = tuple(REL_CODES)

@@ -364,23 +364,7 @@ def test_retrieval_uses_consolidation(mem: Memory, tmp_path: Path) -> None:
     assert {"3:5", "4:7", "5:9"} <= hikes  # JSONL ids: session:position
 
 
-ALL_RELS = [
-    "PARTICIPATED_IN",
-    "INVOLVES",
-    "HAS_FACT",
-    "ABOUT",
-    "LIKES",
-    "DISLIKES",
-    "USES",
-    "KNOWS",
-    "CLAIMS",
-    "TARGETS",
-    "SUPERSEDES",
-    "CONFLICTS_WITH",
-    "SUPPORTED_BY",
-    "REFERENCES",
-    "CAUSES",
-]
+ALL_RELS = list(adjacency.REL_CODES)  # every type between records
 
 
 INTERSECT = ["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"]
