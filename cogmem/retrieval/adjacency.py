@@ -99,7 +99,7 @@ class Times:
 
 @dataclass(frozen=True)
 class GraphView:
-    """What Traverse reads of one consistent view of a group."""
+    """What Traverse and Intersect read of one consistent view of a group."""
 
     node: Lookup
     row: Mapping[str, int]
