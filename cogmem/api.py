@@ -22,7 +22,8 @@ from cogmem.embed import Embedder
 from cogmem.extract import Extractor
 from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
 from cogmem.ingest.ids import conversation_id
-from cogmem.ingest.ingestor import KnownVectors
+from cogmem.ingest.ingestor import KnownVectors, embed_ahead
+from cogmem.ingest.rows import speaker_text
 from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
 from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
@@ -275,6 +276,10 @@ class Memory:
 
         ``at``: when it was said (default: now); a naive datetime is taken as UTC."""
         self.ensure_schema()
+        # the turn's vector depends only on its text: computed while the conversation is
+        # read and the turn's records are extracted
+        turn_text = speaker_text(speaker.strip(), text)
+        ahead = {turn_text: embed_ahead(self.embedder, turn_text)}
         (live,) = self.store.read(
             "ingest/live_context",
             group_id=self.group,
@@ -304,7 +309,11 @@ class Memory:
             self.store, self.embedder, self.extractor, self.group, cache=self._known_vectors
         )
         return ingestor.append(
-            conv, tail["id"] if tail else None, live["persons"], conversation_stored=unchanged
+            conv,
+            tail["id"] if tail else None,
+            live["persons"],
+            conversation_stored=unchanged,
+            ahead=ahead,
         )
 
     # -- retrieval -------------------------------------------------------------------

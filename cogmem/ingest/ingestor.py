@@ -31,6 +31,16 @@ _TEXT_CACHE = 2048  # record vectors kept, for a text that recurs in a later bat
 _ENTITY_CACHE = 200_000  # entity ids known to carry a vector (forgotten whole past this)
 
 
+_AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cogmem-turn-ahead")
+
+
+def embed_ahead(embedder: Embedder, text: str) -> Future[np.ndarray]:
+    """Start computing one text's vector in the background (a live turn's, while its
+    conversation is read and its records extracted); hand the future to
+    :meth:`Ingestor.append` as ``ahead={text: future}``."""
+    return _AHEAD.submit(embedder.embed_query, text)
+
+
 class KnownVectors:
     """What a group's earlier writes already embedded, kept by one :class:`~cogmem.api.
     Memory` across its ingests and live turns, so that a turn embeds only what is new:
@@ -168,6 +178,7 @@ class Ingestor:
         self.batch_size = batch_size
         self.cache = cache if cache is not None else KnownVectors()
         self._sent: set[str] = set()  # entity ids this run embedded (maybe not committed yet)
+        self._ahead: dict[str, Future[np.ndarray]] = {}  # turn text -> vector being computed
 
     def ingest(
         self,
@@ -304,10 +315,14 @@ class Ingestor:
         previous_tid: str | None,
         persons: Sequence[Row] | None = None,
         conversation_stored: bool = False,
+        ahead: dict[str, Future[np.ndarray]] | None = None,
     ) -> IngestSummary:
         """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat).
         ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
-        has read them already; ``conversation_stored``: see :meth:`_conversation`."""
+        has read them already; ``conversation_stored``: see :meth:`_conversation`;
+        ``ahead``: turn texts whose vectors are already being computed
+        (:func:`embed_ahead`)."""
+        self._ahead = dict(ahead or {})
         summary = IngestSummary(
             group=self.group, extractor=self.extractor.name, embedder=self.embedder.name
         )
@@ -349,12 +364,14 @@ class Ingestor:
             else:
                 todo_rows.append(row)
         record_texts = [memory_embed_text(r["props"]) for r in todo_rows]
-        texts = turn_texts + record_texts
-        if not texts:
+        started = [self._ahead.pop(t, None) for t in turn_texts]
+        texts = [t for t, f in zip(turn_texts, started, strict=True) if f is None] + record_texts
+        if not texts and not turn_rows:
             return
-        vectors = self.embedder.embed(texts)
-        for row, vec in zip(turn_rows, vectors[: len(turn_rows)], strict=True):
+        vectors = iter(self.embedder.embed(texts) if texts else ())
+        for row, future in zip(turn_rows, started, strict=True):
+            vec = next(vectors) if future is None else future.result()
             row["props"]["embedding"] = vec.tolist()
-        for row, text, vec in zip(todo_rows, record_texts, vectors[len(turn_rows) :], strict=True):
+        for row, text, vec in zip(todo_rows, record_texts, vectors, strict=True):
             row["props"]["embedding"] = vec.tolist()
             self.cache.remember(text, vec)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from cogmem.config import Settings
 from cogmem.embed import Embedder
 from cogmem.ingest import Ingestor, ReaderError, read_file
 from cogmem.ingest.ingestor import KnownVectors
+from cogmem.models import Conversation, Turn
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
@@ -334,3 +336,45 @@ def test_an_entity_deleted_behind_the_cache_is_written_again_with_its_vector(
     node = next(n for n in mem.export().nodes if n.id == tomas["id"])
     assert node.embedding is not None
     assert np.allclose(node.embedding, mem.embedder.embed_query("Tomas"), atol=1e-5)
+
+
+def test_a_live_turns_vector_is_computed_once_ahead_and_stored(mem: Memory) -> None:
+    recorder = RecordingEmbedder(mem.embedder)
+    live = Memory(mem.settings, store=mem.store, embedder=recorder)
+    at = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+    live.add_turn(speaker="Ines", text="I started learning the cello with Tomas.", at=at)
+    live.add_turn(speaker="Tomas", text="She practises every morning before work.", at=at)
+    for speaker, text in [
+        ("Ines", "I started learning the cello with Tomas."),
+        ("Tomas", "She practises every morning before work."),
+    ]:
+        key = f"{speaker}: {text}"
+        assert recorder.texts.count(key) == 1  # ahead of the read, never again after it
+        (turn,) = [n for n in mem.export().nodes if n.properties.get("text") == text]
+        assert turn.embedding is not None
+        assert np.allclose(turn.embedding, mem.embedder.embed_query(key), atol=1e-5)
+
+
+def test_append_takes_a_turn_vector_computed_ahead(mem: Memory) -> None:
+    mem.ensure_schema()
+    recorder = RecordingEmbedder(mem.embedder)
+    turn = Turn(
+        conversation="c",
+        session="1",
+        session_index=1,
+        index=0,
+        source_id="T0",
+        speaker="Ana",
+        text="We adopted a puppy called Brie.",
+    )
+    marker = np.zeros(mem.embedder.dimension, np.float32)
+    marker[7] = 1.0
+    ready: Future[np.ndarray] = Future()
+    ready.set_result(marker)
+    ingestor = Ingestor(mem.store, recorder, mem.extractor, mem.group)
+    conversation = Conversation(id="c", speakers=["Ana"], turns=[turn], source_format="live")
+    ingestor.append(conversation, None, ahead={"Ana: We adopted a puppy called Brie.": ready})
+    assert "Ana: We adopted a puppy called Brie." not in recorder.texts
+    assert recorder.texts  # the records were embedded
+    (stored,) = [n for n in mem.export().nodes if n.primary == "Turn"]
+    assert stored.embedding is not None and np.allclose(stored.embedding, marker)
