@@ -85,7 +85,7 @@ def check_minilm_dir(model_dir: Path) -> None:
 #: How :class:`MiniLMEmbedder` runs the encoder (``Settings.embed_backend``).
 MiniLMBackend = Literal["auto", "numpy", "onnx", "onnx-int8"]
 MINILM_BACKENDS: tuple[str, ...] = ("auto", "numpy", "onnx", "onnx-int8")
-ONNX_INSTALL_HINT = "pip install 'cogmem[onnx]'"
+ONNX_INSTALL_HINT = "pip install onnxruntime onnx"
 
 
 def minilm_name(backend: str = "numpy") -> str:
@@ -244,9 +244,15 @@ class _MiniLMModel:
         elif backend == "onnx":
             from cogmem.embed.onnx import OnnxBertEncoder
 
-            weights = load_file(weights_file)
-            self.encoder = OnnxBertEncoder(weights, config, threads=1)
-            del weights
+            try:  # the graph cached on disk: building it here would peak ~180 MiB higher
+                model = cached_float_bytes(model_dir, cache_dir or default_model_cache())
+                self.encoder = OnnxBertEncoder({}, config, threads=1, model=model)
+                del model
+            except OSError as exc:  # a cache folder that cannot be written
+                log.warning("cannot cache the float ONNX model (%s): building it here", exc)
+                weights = load_file(weights_file)
+                self.encoder = OnnxBertEncoder(weights, config, threads=1)
+                del weights
         else:
             from cogmem.embed.onnx import OnnxBertEncoder
 
@@ -430,11 +436,13 @@ def default_workers() -> int:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2, offline: 384-d, sentence-transformers-equivalent vectors.
 
-    ``backend`` picks the encoder: ``numpy`` (the default, pure numpy), ``onnx`` (ONNX
+    ``backend`` picks the encoder: ``auto`` (the default: batches in numpy, small calls on
+    ONNX Runtime), ``numpy`` (pure numpy), ``onnx`` (ONNX
     Runtime float32: the same vectors) or ``onnx-int8`` (ONNX Runtime, weights dynamically
     quantised to int8: vectors at cosine ≈ 0.99 to float32, named ``minilm-int8``; the
     quantised model is cached in ``cache_dir``, default ``$COGMEM_HOME/models``). The ONNX
-    backends need ``cogmem[onnx]``; each runs one single-threaded session that the
+    backends need onnxruntime and onnx (core dependencies of cogmem); each runs one
+    single-threaded session that the
     workers share.
 
     ``threads`` > 0 limits the BLAS thread pool during :meth:`embed` (needs the optional
