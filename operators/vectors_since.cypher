@@ -1,19 +1,24 @@
 // Group $group's turns and memory records written after sequence $seq (all of them when
-// $seq is null): vectors, and the fields a search ranks them by (what Anchor shows of a
+// $seq is -1): vectors, and the fields a search ranks them by (what Anchor shows of a
 // node, its place in its conversation, the turns that evidence it, a record's
 // relationships to the group's other records as [type, other id, outgoing]), so that
 // Anchor, Traverse, Intersect and Ground need no round trip. Every write that adds or
 // removes such a relationship stamps both of its ends, so both are read again. (These
 // types join records only; the far end carries no label, or the planner would seek the
-// group's index once per row.)
+// group's index once per row.) The (group_id, vseq) index finds the new nodes without
+// reading the rest of the group: every writer stamps vseq (cogmem init stamps older nodes).
+// The SEEK hints keep that plan on small or fresh stores, where the planner's estimates
+// would otherwise pick a scan of the whole index or the group's other indexes.
 CALL () {
   MATCH (n:Turn)
-  WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
+  USING INDEX SEEK n:Turn(group_id, vseq)
+  WHERE n.group_id = $group AND n.vseq > $seq AND n.embedding IS NOT NULL
   RETURN n, 'Turn' AS type, n.full_text AS content, n.search_text AS search_text,
          [] AS evidence, [] AS links
   UNION ALL
   MATCH (n:Memory)
-  WHERE n.group_id = $group AND ($seq IS NULL OR n.vseq > $seq) AND n.embedding IS NOT NULL
+  USING INDEX SEEK n:Memory(group_id, vseq)
+  WHERE n.group_id = $group AND n.vseq > $seq AND n.embedding IS NOT NULL
   RETURN n, n.type AS type, n.content AS content, null AS search_text,
          CASE WHEN n.type IN ['Person', 'Concept'] THEN []
               ELSE [(n)-[:EVIDENCED_BY]->(t:Turn) | t.id] END AS evidence,

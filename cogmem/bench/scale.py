@@ -229,6 +229,10 @@ def scale_memory(settings: Settings) -> Memory:
     )
 
 
+LIVE_TURNS = 20
+"""Live turns per size, each followed by a search (the refresh after a write)."""
+
+
 def run_scale(
     memory: Memory,
     sizes: Sequence[int],
@@ -286,6 +290,17 @@ def run_scale(
             turn_ids = [t.id for t in anchor.turns[:30]]
             timed(partial(ops.ground, turn_ids, window=1, vector=qvec), buckets["ground"])
             timed(partial(memory.controller().run, question, k=10), buckets["search"])
+        # a live chat on the grown group: each turn is followed by a search, whose refresh
+        # reads what the turn wrote (through the (group_id, vseq) indexes)
+        live: dict[str, list[float]] = {"add_turn": [], "search_after_write": []}
+        for n in range(LIVE_TURNS):
+            person, other = rng.sample(PEOPLE, 2)
+            thing = rng.choice(THINGS)
+            said = f"{other} and I tried the {thing} again on day {n} of the live chat."
+            timed(partial(memory.add_turn, person, said, conversation="live"), live["add_turn"])
+            question = f"What did {person} try with {other}?"
+            timed(partial(memory.controller().run, question, k=10), live["search_after_write"])
+        buckets.update(live)
         points.append(
             SizePoint(
                 records=records,
@@ -338,7 +353,9 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
 
 
 def markdown(report: ScaleReport) -> str:
-    ops = ("anchor", "traverse", "intersect", "ground", "search")
+    ops: tuple[str, ...] = ("anchor", "traverse", "intersect", "ground", "search")
+    live = ("add_turn", "search_after_write")
+    ops += tuple(op for op in live if all(op in p.latency for p in report.sizes))
     head = (
         "| records | turns | ingest turns/s | ingest records/s | "
         + " | ".join(f"{op} p50 / p95 ms" for op in ops)
@@ -348,7 +365,8 @@ def markdown(report: ScaleReport) -> str:
         f"Synthetic two-person conversations through the real ingest path (heuristic "
         f"extractor, batched merge writes); vectors from a {report.embedder} hashing "
         f"embedder so the database is what is measured. {report.queries_per_size} queries "
-        "per size.",
+        f"per size; then {LIVE_TURNS} live turns (`add_turn`), each followed by a search "
+        "(search_after_write: it first reads what the turn wrote).",
         "",
         head,
         "|" + "---|" * (7 + len(ops)),

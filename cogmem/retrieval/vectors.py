@@ -384,7 +384,7 @@ class VectorCache:
             vectors = GroupVectors(epoch=epoch) if fresh or current is None else current
             vectors.add(
                 store.stream(
-                    "operators/vectors_since", group=group, seq=None if fresh else vectors.seq
+                    "operators/vectors_since", group=group, seq=-1 if fresh else vectors.seq
                 )
             )
             vectors.persons = store.read("operators/entities", group=group)

@@ -86,6 +86,9 @@ def init_schema(
         drop_vector_indexes(store)
     store.write("meta/set_embedder", name=name, dimension=dimension)
     store.admin("meta/await_indexes", seconds=wait_s)
+    # after the vseq indexes are online; searching processes then read their groups again
+    if store.admin("admin/stamp_unsequenced")[0]["stamped"]:
+        store.write("admin/new_vector_epochs")
     return SchemaReport(
         applied=applied, embedder=name, dimension=dimension, indexes=list_indexes(store)
     )

@@ -11,10 +11,12 @@ import pytest
 from neo4j import GraphDatabase
 
 from cogmem.api import Memory
+from cogmem.bench.scale import plan_text
 from cogmem.config import Settings
 from cogmem.models import TimeRange
 from cogmem.retrieval import adjacency
 from cogmem.retrieval.operators import MAX_PER_HOP, Operators
+from cogmem.retrieval.vectors import clear_vector_caches
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
@@ -138,6 +140,34 @@ def test_search_sees_turns_added_after_its_vectors_were_read(hikers: Memory) -> 
     found = Operators(hikers.store, hikers.group).anchor(q, hikers.embedder.embed_query(q))
     assert "Crumb" in found.turns[0].content
     assert any(p["name"] == "Ilse" for p in Operators(hikers.store, hikers.group).persons())
+
+
+def test_a_refresh_reads_the_new_nodes_through_the_vseq_index(hikers: Memory) -> None:
+    seen = Operators(hikers.store, hikers.group).vectors
+    hikers.add_turn("Bob", "Pixel learned to fetch the newspaper.")
+    rows, profile = hikers.profile("operators/vectors_since", group=hikers.group, seq=seen.seq)
+    contents = [r["content"] for r in rows]
+    assert "Pixel learned to fetch the newspaper." in contents
+    assert 0 < len(rows) < len(seen.ids)  # the new turn, its records and their restamped ends
+    plan = plan_text(profile)
+    for label in ("Turn", "Memory"):  # an index seek on the sequence, not a group scan
+        seek = f"RANGE INDEX n:{label}(group_id, vseq) WHERE group_id = $group AND vseq > $seq"
+        assert seek in plan, plan
+
+
+def test_init_stamps_nodes_written_before_vector_sequences(hikers: Memory) -> None:
+    count = len(Operators(hikers.store, hikers.group).vectors.ids)
+    settings = hikers.settings
+    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
+    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
+        driver.execute_query(
+            "MATCH (n) WHERE (n:Turn OR n:Memory) AND n.group_id = $g REMOVE n.vseq",
+            g=hikers.group,
+        )
+    clear_vector_caches()
+    assert Operators(hikers.store, hikers.group).vectors.ids == []  # what an old store gave
+    hikers.init()
+    assert len(Operators(hikers.store, hikers.group).vectors.ids) == count
 
 
 def test_a_forgotten_group_leaves_no_vectors_behind(hikers: Memory) -> None:

@@ -275,13 +275,13 @@ def test_missing_onnxruntime(
     backend: str,
 ) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
-    with pytest.raises(EmbedderUnavailable, match=r"pip install 'cogmem\[onnx\]'") as info:
+    with pytest.raises(EmbedderUnavailable, match=r"pip install onnxruntime onnx") as info:
         MiniLMEmbedder(model_dir, backend=backend, cache_dir=tmp_path)
     assert "\n" not in str(info.value)
     settings = Settings(home=tmp_path, embed_backend=backend)  # type: ignore[arg-type]
-    with pytest.raises(EmbedderUnavailable, match="cogmem\\[onnx\\]"):
+    with pytest.raises(EmbedderUnavailable, match="pip install onnxruntime onnx"):
         make_embedder(settings)
-    with pytest.raises(EmbedderUnavailable, match="cogmem\\[onnx\\]"):
+    with pytest.raises(EmbedderUnavailable, match="pip install onnxruntime onnx"):
         embedder_identity(settings)
     # the default backend does not need it
     assert MiniLMEmbedder(model_dir).embed(["still works"]).shape == (1, 384)
