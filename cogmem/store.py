@@ -82,6 +82,7 @@ class Unreachable(StoreError):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_FLAT = (str, int, float, bool)
 
 
 def _plain(value: Any) -> Any:
@@ -93,7 +94,14 @@ def _plain(value: Any) -> Any:
     if isinstance(value, neo4j_time.Duration):
         return value.iso_format()
     if isinstance(value, list):
-        if value and isinstance(value[0], float | int | str):  # vectors, names: as they are
+        if not value:
+            return value
+        first = value[0]
+        if isinstance(first, float | int | str):  # vectors, names: as they are
+            return value
+        if type(first) is list and first and all(type(v) in _FLAT for v in first):
+            # rows of scalars (a node's relationships as [type, other id, outgoing]): the
+            # items of a list are alike, so the first row speaks for the rest
             return value
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -96,6 +96,24 @@ class Times:
 
         return cls(column("time_start_s"), column("time_end_s"), column("at_s"))
 
+    def updated(self, fields: Sequence[Mapping[str, Any]], rows: Sequence[int]) -> Times:
+        """These times for ``fields``, a later view of the same rows with rows appended:
+        only ``rows`` (the replaced and the appended) are read again."""
+
+        def column(old: np.ndarray, key: str) -> np.ndarray:
+            out = np.full(len(fields), np.nan)
+            out[: len(old)] = old
+            for at in rows:
+                value = fields[at].get(key)
+                out[at] = np.nan if value is None else value
+            return out
+
+        return Times(
+            column(self.start, "time_start_s"),
+            column(self.end, "time_end_s"),
+            column(self.at, "at_s"),
+        )
+
 
 @dataclass(frozen=True)
 class GraphView:

@@ -40,6 +40,8 @@ from cogmem.store import Store
 TURN = "Turn"
 _BLOCK = 2048
 """Streamed vectors are converted to float32 this many at a time."""
+_SPARE = 8
+"""The matrix buffer keeps 1/_SPARE of its rows free for the rows refreshes append."""
 _LINK_CACHE = 50_000
 """Nodes whose relationships are kept as arrays (all forgotten past this)."""
 
@@ -87,6 +89,8 @@ class GroupVectors:
     _record_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["content", "name"]))
     _text_lock: threading.Lock = field(default_factory=threading.Lock)
     _memo: tuple[_Rows, np.ndarray, np.ndarray] | None = None
+    #: the matrix's storage: the view's matrix is its first rows, the rest spare
+    _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
     _link_arrays: dict[int, tuple[dict[str, Any], Links]] = field(default_factory=dict)
 
@@ -102,7 +106,9 @@ class GroupVectors:
     def nbytes(self) -> int:
         # the matrix, and about 2.5 KiB of Python objects per node: its fields and its BM25
         # postings (measured at 100k records: see the scale benchmark's peak RSS)
-        return int(self._rows.matrix.nbytes) + 2560 * len(self._rows.ids)
+        buf = self._buffer
+        matrix = int(self._rows.matrix.nbytes if buf is None else buf.nbytes)
+        return matrix + 2560 * len(self._rows.ids)
 
     def node(self, node_id: str) -> dict[str, Any] | None:
         """What a search reads of a node (id, type, name, content, speaker, times as epoch
@@ -113,13 +119,15 @@ class GroupVectors:
 
     def add(self, rows: Iterable[dict[str, Any]]) -> None:
         """Insert or replace rows {id, type, embedding, other fields}; readers in flight
-        keep the view they took."""
+        keep the view they took. The new view shares what did not change with the old one
+        (its vectors, the turns' evidence lists, its times), so a refresh after a live turn
+        costs in proportion to what the turn wrote, plus copying the id lists."""
         old = self._rows
         ids, types, row = list(old.ids), list(old.types), dict(old.row)
         fields = list(old.fields)
         position = dict(old.position)
         codes = dict(old.codes)
-        evidenced = {t: dict(recs) for t, recs in old.evidenced.items()}
+        evidenced = _Evidenced(old.evidenced)
         blocks: list[np.ndarray] = []  # new vectors, converted to float32 as they stream in
         pending: list[Any] = []
         added = 0
@@ -129,7 +137,7 @@ class GroupVectors:
             at = row.get(r["id"])
             if at is not None:
                 for turn_id in fields[at].get("evidence") or ():
-                    evidenced.get(turn_id, {}).pop(r["id"], None)
+                    evidenced.drop(turn_id, r["id"])
             _place(data, position, evidenced)
             if at is not None:
                 replaced.append((at, r["embedding"]))
@@ -149,32 +157,83 @@ class GroupVectors:
             blocks.append(_unit(np.asarray(pending, np.float32)))
         if not replaced and not added:
             return
-        matrix = old.matrix
-        if replaced:
-            matrix = matrix.copy()
-            for at, vec in replaced:
-                matrix[at] = _unit(np.asarray(vec, np.float32)[None, :])[0]
-        if blocks:
-            matrix = np.concatenate(blocks if matrix.size == 0 else [matrix, *blocks])
-        self._rows = _Rows(
+        matrix = self._matrix(old.matrix, replaced, blocks)
+        first_new = len(ids) - added
+        new_types = types[first_new:]
+        is_turn = np.concatenate([old.is_turn, np.array([t == TURN for t in new_types], bool)])
+        type_codes = np.concatenate(
+            [
+                old.type_codes,
+                np.array([codes.setdefault(t, len(codes)) for t in new_types], np.int16),
+            ]
+        )
+        for at, _ in replaced:
+            is_turn[at] = types[at] == TURN
+            type_codes[at] = codes.setdefault(types[at], len(codes))
+        changed = [at for at, _ in replaced] + list(range(first_new, len(ids)))
+        view = _Rows(
             ids=tuple(ids),
             types=tuple(types),
             fields=tuple(fields),
             matrix=matrix,
-            is_turn=np.array([t == TURN for t in types], bool),
-            type_codes=np.array([codes.setdefault(t, len(codes)) for t in types], np.int16),
+            is_turn=is_turn,
+            type_codes=type_codes,
             codes=codes,
             row=row,
             position=position,
-            evidenced=evidenced,
+            evidenced=evidenced.result(),
         )
-        changed = [at for at, _ in replaced] + list(range(len(ids) - added, len(ids)))
+        if "times" in old.__dict__:  # built already: carry it over, reading changed rows only
+            view.__dict__["times"] = old.times.updated(view.fields, changed)
+        self._rows = view
         with self._text_lock:
             for at in changed:
                 if types[at] == TURN:
                     self._turn_text.put(at, fields[at])
                 else:
                     self._record_text.put(at, fields[at])
+
+    def _matrix(
+        self, old: np.ndarray, replaced: Sequence[tuple[int, Any]], blocks: list[np.ndarray]
+    ) -> np.ndarray:
+        """The next view's matrix: the old one with ``replaced`` rows set and ``blocks``
+        appended. Rows are appended into spare capacity of the buffer the old view is a
+        prefix of (readers of the old view never look past its rows), so a live turn's
+        refresh does not copy the whole matrix; the buffer is copied only when it is full
+        or when a vector of an existing row really changes (a node read again because a
+        relationship of it changed keeps its vector)."""
+        moved = [
+            (at, v)
+            for at, v in (
+                (at, _unit(np.asarray(vec, np.float32)[None, :])[0]) for at, vec in replaced
+            )
+            if not np.array_equal(old[at], v)
+        ]
+        if not blocks and not moved:
+            return old
+        n_old = old.shape[0] if old.size else 0
+        need = n_old + sum(b.shape[0] for b in blocks)
+        width = blocks[0].shape[1] if blocks else old.shape[1]
+        buf = self._buffer
+        reuse = (
+            not moved
+            and buf is not None
+            and buf.shape[1] == width
+            and buf.shape[0] >= need
+            and (n_old == 0 or old.base is buf)
+        )
+        if not reuse:
+            buf = self._buffer = np.empty((need + need // _SPARE, width), np.float32)
+            if n_old:
+                buf[:n_old] = old
+            for at, v in moved:
+                buf[at] = v
+        assert buf is not None
+        end = n_old
+        for block in blocks:
+            buf[end : end + block.shape[0]] = block
+            end += block.shape[0]
+        return buf[:need]
 
     def lexical(
         self, words: Sequence[str], *, turns: bool, types: Sequence[str] | None, k: int
@@ -335,10 +394,35 @@ def _neighbourhood(
     return rows
 
 
+class _Evidenced:
+    """A view's turn → records map, copied on write: a new view shares every turn's list
+    that no added or replaced record touches."""
+
+    def __init__(self, old: dict[str, dict[str, None]]) -> None:
+        self._map = dict(old)
+        self._own: set[str] = set()
+
+    def _mine(self, turn_id: str) -> dict[str, None]:
+        if turn_id not in self._own:
+            self._map[turn_id] = dict(self._map.get(turn_id, {}))
+            self._own.add(turn_id)
+        return self._map[turn_id]
+
+    def drop(self, turn_id: str, record_id: str) -> None:
+        if record_id in self._map.get(turn_id, {}):
+            del self._mine(turn_id)[record_id]
+
+    def put(self, turn_id: str, record_id: str) -> None:
+        self._mine(turn_id)[record_id] = None
+
+    def result(self) -> dict[str, dict[str, None]]:
+        return self._map
+
+
 def _place(
     data: dict[str, Any],
     position: dict[tuple[str, int], str],
-    evidenced: dict[str, dict[str, None]],
+    evidenced: _Evidenced,
 ) -> None:
     """Index a node's row: a turn by its place in its conversation, a record under the
     turns that evidence it."""
@@ -347,7 +431,7 @@ def _place(
             position[(data["conversation_id"], int(data["idx"]))] = data["id"]
         return
     for turn_id in data.get("evidence") or ():
-        evidenced.setdefault(turn_id, {})[data["id"]] = None
+        evidenced.put(turn_id, data["id"])
 
 
 def _unit(block: np.ndarray) -> np.ndarray:

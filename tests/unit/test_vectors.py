@@ -100,3 +100,71 @@ def test_a_record_written_again_moves_to_its_new_evidence() -> None:
     g.add([{"id": "f", "type": "Fact", "embedding": [1.0, 0.0], "evidence": ["c1-t1"]}])
     rows = {r["id"]: r["records"] for r in g.neighbourhood(["c1-t0"], window=1) or []}
     assert rows == {"c1-t0": [], "c1-t1": ["f"]}
+
+
+def _state(g: GroupVectors) -> tuple[object, ...]:
+    v = g._rows
+    times = v.times
+    return (
+        v.ids,
+        v.types,
+        v.matrix.tolist(),
+        v.is_turn.tolist(),
+        [v.types[i] for i in range(len(v.ids)) if v.type_codes[i] == v.codes.get("Fact")],
+        {t: sorted(recs) for t, recs in v.evidenced.items() if recs},
+        np.nan_to_num(times.start, nan=-1).tolist(),
+        np.nan_to_num(times.at, nan=-1).tolist(),
+    )
+
+
+def test_a_view_grown_by_refreshes_equals_one_read_whole_and_old_views_stay_put() -> None:
+    rng = np.random.default_rng(4)
+    turns = [{**_turn(i), "at_s": 1000.0 + i} for i in range(8)]
+
+    def record(i: int, kind: str, evidence: str, when: float | None) -> dict[str, object]:
+        vec = rng.normal(size=2).tolist()
+        return {
+            "id": f"r{i}",
+            "type": kind,
+            "embedding": vec,
+            "evidence": [evidence],
+            "time_start_s": when,
+        }
+
+    first = [record(i, "Event", f"c1-t{i % 8}", 50.0 * i) for i in range(10)]
+    grown = GroupVectors()
+    grown.add(turns + first)
+    _ = grown._rows.times  # built, so refreshes carry it over
+    held = grown._rows
+    held_state = _state(grown)
+    # a refresh: r1 read again unchanged (a restamped end), r2 moved to another turn as a
+    # Fact with a new vector and time, r3 lost its time, two new records and a new turn
+    r2 = {**record(2, "Fact", "c1-t7", 9.0)}
+    r3 = {**first[3], "time_start_s": None}
+    later = [
+        first[1],
+        r2,
+        r3,
+        record(10, "Fact", "c1-t2", 7.0),
+        record(11, "Claim", "c1-t8", None),
+        {**_turn(8), "at_s": 2000.0},
+    ]
+    grown.add(later)
+    final = {r["id"]: r for r in turns + first + later}
+    whole = GroupVectors()
+    whole.add(list(final.values()))
+    assert _state(grown) == _state(whole)
+    assert grown._rows.matrix is not held.matrix  # r2's vector changed: a copy, not in place
+    assert _state_of(held) == held_state  # a reader in flight still sees the old view
+    before = grown._rows.matrix
+    grown.add([first[4]])  # read again with the same vector: nothing of the matrix copied
+    assert grown._rows.matrix is before
+    grown.add([record(12, "Event", "c1-t3", None)])  # a live turn's record: appended in place
+    assert grown._rows.matrix.base is before.base and len(grown.ids) == before.shape[0] + 1
+    assert grown.top(grown._rows.matrix[-1], turns=False, types=["Event"], k=1)[0][0] == "r12"
+
+
+def _state_of(view: object) -> tuple[object, ...]:
+    g = GroupVectors()
+    g._rows = view  # type: ignore[assignment]
+    return _state(g)
