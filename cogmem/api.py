@@ -33,6 +33,7 @@ from cogmem.server.schema import (
     EmbedderMismatch,
     SchemaReport,
     check_embedder,
+    ensure_sequenced,
     init_schema,
     recorded_embedder,
 )
@@ -172,7 +173,9 @@ class Memory:
         vector_indexes: bool | None = None,
     ) -> SchemaReport:
         """Create constraints and indexes (idempotent) and record the embedder: this
-        Memory's, or the ``name``/``dimension`` given (both or neither).
+        Memory's, or the ``name``/``dimension`` given (both or neither). Nodes written
+        before vector sequence numbers existed are stamped, so that search reads them
+        (:meth:`ensure_schema` does that too, once per store).
 
         ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them;
         None (default) creates them when the ``vector_indexes`` setting is on and otherwise
@@ -188,7 +191,8 @@ class Memory:
         return report
 
     def ensure_schema(self) -> None:
-        """Create the schema on first use; refuse a store built with another embedder."""
+        """Create the schema on first use; refuse a store built with another embedder;
+        stamp a store written before vector sequence numbers (once per store)."""
         if self._schema_checked:
             return
         name, dimension = self.embedder_identity()
@@ -198,6 +202,7 @@ class Memory:
             )
         else:
             check_embedder(self.store, name, dimension)
+            ensure_sequenced(self.store)  # a store written before vseq: stamped once
         self._schema_checked = True
 
     def recorded_embedder(self) -> tuple[str, int] | None:

@@ -86,12 +86,30 @@ def init_schema(
         drop_vector_indexes(store)
     store.write("meta/set_embedder", name=name, dimension=dimension)
     store.admin("meta/await_indexes", seconds=wait_s)
-    # after the vseq indexes are online; searching processes then read their groups again
-    if store.admin("admin/stamp_unsequenced")[0]["stamped"]:
-        store.write("admin/new_vector_epochs")
+    stamp_unsequenced(store)  # after the vseq indexes are online
     return SchemaReport(
         applied=applied, embedder=name, dimension=dimension, indexes=list_indexes(store)
     )
+
+
+def stamp_unsequenced(store: Store) -> int:
+    """Give nodes written before vector sequence numbers existed vseq 0, so that search's
+    refresh (which seeks the ``(group_id, vseq)`` indexes) reads them; searching processes
+    then read their groups afresh. Records on the store that it is done; returns how many
+    nodes it stamped."""
+    stamped = int(store.admin("admin/stamp_unsequenced")[0]["stamped"])
+    if stamped:
+        store.write("admin/new_vector_epochs")
+    store.write("meta/set_sequenced")
+    return stamped
+
+
+def ensure_sequenced(store: Store) -> None:
+    """Stamp an older store's nodes once (see :func:`stamp_unsequenced`); one small read
+    on a current store."""
+    rows = store.read("meta/get_embedder")
+    if rows and rows[0]["name"] is not None and not rows[0]["sequenced"]:
+        stamp_unsequenced(store)
 
 
 def list_indexes(store: Store) -> list[dict[str, object]]:

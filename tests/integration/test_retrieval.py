@@ -170,6 +170,28 @@ def test_init_stamps_nodes_written_before_vector_sequences(hikers: Memory) -> No
     assert len(Operators(hikers.store, hikers.group).vectors.ids) == count
 
 
+def test_opening_a_store_written_before_vector_sequences_stamps_it_once(
+    hikers: Memory, store: Store
+) -> None:
+    question = "Who ran a marathon in Boston?"
+    settings = hikers.settings
+    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
+    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
+        driver.execute_query(
+            "MATCH (n) WHERE (n:Turn OR n:Memory) AND n.group_id = $g REMOVE n.vseq",
+            g=hikers.group,
+        )
+        driver.execute_query("MATCH (m:CogmemMeta {key: 'embedder'}) REMOVE m.sequenced")
+    clear_vector_caches()
+    # what the previous release did with such a store: the refresh found nothing
+    assert Operators(hikers.store, hikers.group).vectors.ids == []
+    # a process opening it (no `cogmem init`) stamps it before its first search
+    opened = Memory(settings, store=store)
+    found = opened.search(question)
+    assert any("Boston" in (e.turn_text or e.content) for e in found)
+    assert store.read("meta/get_embedder")[0]["sequenced"] is True
+
+
 def test_a_forgotten_group_leaves_no_vectors_behind(hikers: Memory) -> None:
     assert Operators(hikers.store, hikers.group).vectors.ids
     hikers.forget()
