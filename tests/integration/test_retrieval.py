@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from cogmem.bench.scale import plan_text
 from cogmem.config import Settings
 from cogmem.models import TimeRange
 from cogmem.retrieval import adjacency
+from cogmem.retrieval import vectors as vectors_module
 from cogmem.retrieval.operators import MAX_PER_HOP, Operators
 from cogmem.retrieval.vectors import clear_vector_caches
 from cogmem.store import Store
@@ -190,6 +192,27 @@ def test_opening_a_store_written_before_vector_sequences_stamps_it_once(
     found = opened.search(question)
     assert any("Boston" in (e.turn_text or e.content) for e in found)
     assert store.read("meta/get_embedder")[0]["sequenced"] is True
+
+
+def test_a_large_group_read_whole_is_frozen_out_of_the_cyclic_gc(
+    hikers: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gc.unfreeze()
+    try:
+        clear_vector_caches()
+        assert Operators(hikers.store, hikers.group).vectors.ids  # small: left alone
+        assert gc.get_freeze_count() == 0
+        monkeypatch.setattr(vectors_module, "FREEZE_ROWS", 1)
+        clear_vector_caches()
+        copy = Operators(hikers.store, hikers.group).vectors
+        assert gc.get_freeze_count() > 0
+        hikers.add_turn("Bob", "Pixel chased the mail van today.")  # a refresh: no freeze
+        frozen = gc.get_freeze_count()
+        assert Operators(hikers.store, hikers.group).vectors is copy
+        # no second freeze (the count even falls: the old view's frozen objects are freed)
+        assert gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_a_forgotten_group_leaves_no_vectors_behind(hikers: Memory) -> None:
