@@ -32,9 +32,8 @@ from cogmem.server.reindex import ReindexReport, reindex
 from cogmem.server.schema import (
     EmbedderMismatch,
     SchemaReport,
-    check_embedder,
-    ensure_sequenced,
     init_schema,
+    open_schema,
     recorded_embedder,
 )
 from cogmem.store import Neo4jError, Row, Store, StoreError, Unreachable
@@ -196,13 +195,9 @@ class Memory:
         if self._schema_checked:
             return
         name, dimension = self.embedder_identity()
-        if recorded_embedder(self.store) is None:
-            init_schema(
-                self.store, name, dimension, vector_indexes=self.settings.vector_indexes or None
-            )
-        else:
-            check_embedder(self.store, name, dimension)
-            ensure_sequenced(self.store)  # a store written before vseq: stamped once
+        open_schema(
+            self.store, name, dimension, vector_indexes=self.settings.vector_indexes or None
+        )
         self._schema_checked = True
 
     def recorded_embedder(self) -> tuple[str, int] | None:

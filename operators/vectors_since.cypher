@@ -6,7 +6,8 @@
 // removes such a relationship stamps both of its ends, so both are read again. (These
 // types join records only; the far end carries no label, or the planner would seek the
 // group's index once per row.) The (group_id, vseq) index finds the new nodes without
-// reading the rest of the group: every writer stamps vseq (cogmem init stamps older nodes).
+// reading the rest of the group: every writer stamps vseq (older stores are stamped once,
+// when a Memory first opens them).
 // The SEEK hints keep that plan on small or fresh stores, where the planner's estimates
 // would otherwise pick a scan of the whole index or the group's other indexes.
 CALL () {

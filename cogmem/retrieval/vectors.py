@@ -205,13 +205,11 @@ class GroupVectors:
         refresh does not copy the whole matrix; the buffer is copied only when it is full
         or when a vector of an existing row really changes (a node read again because a
         relationship of it changed keeps its vector)."""
-        moved = [
-            (at, v)
-            for at, v in (
-                (at, _unit(np.asarray(vec, np.float32)[None, :])[0]) for at, vec in replaced
-            )
-            if not np.array_equal(old[at], v)
-        ]
+        moved = []
+        for at, vec in replaced:
+            unit = _unit(np.asarray(vec, np.float32)[None, :])[0]
+            if not np.array_equal(old[at], unit):
+                moved.append((at, unit))
         if not blocks and not moved:
             return old
         n_old = old.shape[0] if old.size else 0

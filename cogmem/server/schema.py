@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from cogmem import statements
-from cogmem.store import Store, StoreError
+from cogmem.store import Row, Store, StoreError
 
 
 class EmbedderMismatch(StoreError):
@@ -19,11 +19,15 @@ class SchemaReport(BaseModel):
     indexes: list[dict[str, object]]
 
 
-def recorded_embedder(store: Store) -> tuple[str, int] | None:
+def _embedder_meta(store: Store) -> Row | None:
+    """The store's embedder record (name, dimension, sequenced), None on a new store."""
     rows = store.read("meta/get_embedder")
-    if not rows or rows[0]["name"] is None:
-        return None
-    return str(rows[0]["name"]), int(rows[0]["dimension"])
+    return rows[0] if rows and rows[0]["name"] is not None else None
+
+
+def recorded_embedder(store: Store) -> tuple[str, int] | None:
+    meta = _embedder_meta(store)
+    return None if meta is None else (str(meta["name"]), int(meta["dimension"]))
 
 
 def _setting_for(name: str) -> str:
@@ -37,7 +41,12 @@ def _setting_for(name: str) -> str:
 
 def check_embedder(store: Store, name: str, dimension: int) -> None:
     """Raise :class:`EmbedderMismatch` unless the store matches (name, dimension)."""
-    recorded = recorded_embedder(store)
+    _refuse_mismatch(store, recorded_embedder(store), name, dimension)
+
+
+def _refuse_mismatch(
+    store: Store, recorded: tuple[str, int] | None, name: str, dimension: int
+) -> None:
     if recorded is not None and recorded != (name, dimension):
         raise EmbedderMismatch(
             f"this graph was built with embedder {recorded[0]!r} ({recorded[1]} dimensions) "
@@ -104,11 +113,19 @@ def stamp_unsequenced(store: Store) -> int:
     return stamped
 
 
-def ensure_sequenced(store: Store) -> None:
-    """Stamp an older store's nodes once (see :func:`stamp_unsequenced`); one small read
-    on a current store."""
-    rows = store.read("meta/get_embedder")
-    if rows and rows[0]["name"] is not None and not rows[0]["sequenced"]:
+def open_schema(
+    store: Store, name: str, dimension: int, *, vector_indexes: bool | None = None
+) -> None:
+    """What a Memory does before its first read or write, from one read of the store's
+    embedder record: create the schema on a new store (see :func:`init_schema`); else
+    refuse a store built with another embedder, and stamp one written before vector
+    sequence numbers (once: see :func:`stamp_unsequenced`)."""
+    meta = _embedder_meta(store)
+    if meta is None:
+        init_schema(store, name, dimension, vector_indexes=vector_indexes)
+        return
+    _refuse_mismatch(store, (str(meta["name"]), int(meta["dimension"])), name, dimension)
+    if not meta["sequenced"]:
         stamp_unsequenced(store)
 
 

@@ -157,16 +157,24 @@ def test_a_refresh_reads_the_new_nodes_through_the_vseq_index(hikers: Memory) ->
         assert seek in plan, plan
 
 
-def test_init_stamps_nodes_written_before_vector_sequences(hikers: Memory) -> None:
-    count = len(Operators(hikers.store, hikers.group).vectors.ids)
-    settings = hikers.settings
+def _as_written_before_vector_sequences(mem: Memory, *, unmark_store: bool = False) -> None:
+    """Make ``mem``'s group look as the release before vseq wrote it (and, with
+    ``unmark_store``, the store as never stamped), with no vector copy in this process."""
+    settings = mem.settings
     auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
     with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
         driver.execute_query(
             "MATCH (n) WHERE (n:Turn OR n:Memory) AND n.group_id = $g REMOVE n.vseq",
-            g=hikers.group,
+            g=mem.group,
         )
+        if unmark_store:
+            driver.execute_query("MATCH (m:CogmemMeta {key: 'embedder'}) REMOVE m.sequenced")
     clear_vector_caches()
+
+
+def test_init_stamps_nodes_written_before_vector_sequences(hikers: Memory) -> None:
+    count = len(Operators(hikers.store, hikers.group).vectors.ids)
+    _as_written_before_vector_sequences(hikers)
     assert Operators(hikers.store, hikers.group).vectors.ids == []  # what an old store gave
     hikers.init()
     assert len(Operators(hikers.store, hikers.group).vectors.ids) == count
@@ -176,19 +184,11 @@ def test_opening_a_store_written_before_vector_sequences_stamps_it_once(
     hikers: Memory, store: Store
 ) -> None:
     question = "Who ran a marathon in Boston?"
-    settings = hikers.settings
-    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
-    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
-        driver.execute_query(
-            "MATCH (n) WHERE (n:Turn OR n:Memory) AND n.group_id = $g REMOVE n.vseq",
-            g=hikers.group,
-        )
-        driver.execute_query("MATCH (m:CogmemMeta {key: 'embedder'}) REMOVE m.sequenced")
-    clear_vector_caches()
+    _as_written_before_vector_sequences(hikers, unmark_store=True)
     # what the previous release did with such a store: the refresh found nothing
     assert Operators(hikers.store, hikers.group).vectors.ids == []
     # a process opening it (no `cogmem init`) stamps it before its first search
-    opened = Memory(settings, store=store)
+    opened = Memory(hikers.settings, store=store)
     found = opened.search(question)
     assert any("Boston" in (e.turn_text or e.content) for e in found)
     assert store.read("meta/get_embedder")[0]["sequenced"] is True
