@@ -13,7 +13,7 @@ datetimes: ``null`` sorts as larger than any value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -309,8 +309,34 @@ def _rel_mask(rel_types: Iterable[str]) -> np.ndarray:
     return mask
 
 
+class RowSims(Mapping[str, float]):
+    """Similarities to the question of some rows of one view, held as an array over all
+    its rows (0 for a row left out) with a mask of the rows kept: what Traverse and
+    Intersect rank by, without a dict of thousands of ids to build and read back into an
+    array each search. As a mapping it is what ``operators/traverse_hop`` takes."""
+
+    def __init__(
+        self, row: Mapping[str, int], ids: Sequence[str], dense: np.ndarray, kept: np.ndarray
+    ) -> None:
+        self.row, self.ids, self.dense, self.kept = row, ids, dense, kept
+
+    def __getitem__(self, key: str) -> float:
+        at = self.row.get(key)
+        if at is None or not self.kept[at]:
+            raise KeyError(key)
+        return float(self.dense[at])
+
+    def __iter__(self) -> Iterator[str]:
+        return (self.ids[at] for at in np.flatnonzero(self.kept).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.kept))
+
+
 def _dense(view: GraphView, sims: Mapping[str, float]) -> np.ndarray:
     """Each row's similarity to the question (``sims``), 0 for a row left out."""
+    if isinstance(sims, RowSims) and sims.row is view.row:  # the same view: as it is
+        return sims.dense
     dense = np.zeros(len(view.ids), np.float64)
     known = [(view.row[i], float(v)) for i, v in sims.items() if i in view.row]
     if known:

@@ -16,7 +16,8 @@ them through its ``Operators`` protocol, which this class implements.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -80,7 +81,7 @@ INTERSECT_RELS: tuple[RelType, ...] = (
 _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
 
 
-_CANDIDATE_FIELDS = frozenset(Candidate.model_fields)
+_CANDIDATE_FIELDS = frozenset(f.name for f in dataclasses.fields(Candidate))
 _GROUNDED_TURN_FIELDS = ("id", "source_id", "conversation_id", "speaker", "text", "at", "idx")
 
 
@@ -125,7 +126,7 @@ class Operators:
         # what the last Ground returned, so Evidence needs no second round trip
         self._turn_rows: dict[str, dict[str, Any]] = {}
         self._record_rows: dict[str, list[dict[str, Any]]] = {}
-        self._sims: dict[str, float] = {}
+        self._sims: Mapping[str, float] = {}
         self._sims_for: np.ndarray | None = None
 
     @property
@@ -277,7 +278,7 @@ class Operators:
             frontiers = [nxt.get(n, []) for n in range(len(hops))]
         return out
 
-    def _record_sims(self, vector: np.ndarray | None) -> dict[str, float]:
+    def _record_sims(self, vector: np.ndarray | None) -> Mapping[str, float]:
         """The similarity to ``vector`` of the group's memory records, the nearest
         :data:`SIMS_SENT` of them (all of a conversation-sized group), for statements that
         rank neighbours by it; computed once per search and question vector."""
@@ -285,7 +286,7 @@ class Operators:
             return {}
         vec = np.asarray(vector, np.float32)
         if self._sims_for is None or not np.array_equal(self._sims_for, vec):
-            self._sims = dict(self.vectors.top(vec, turns=False, types=None, k=SIMS_SENT))
+            self._sims = self.vectors.record_sims(vec, SIMS_SENT)
             self._sims_for = vec
         return self._sims
 

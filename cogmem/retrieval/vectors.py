@@ -26,14 +26,21 @@ from __future__ import annotations
 import gc
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
 
-from cogmem.retrieval.adjacency import GraphView, Links, Times, intersect_rows, traverse_rows
+from cogmem.retrieval.adjacency import (
+    GraphView,
+    Links,
+    RowSims,
+    Times,
+    intersect_rows,
+    traverse_rows,
+)
 from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.topk import best_rows
 from cogmem.store import Store
@@ -272,6 +279,27 @@ class GroupVectors:
         )
         return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
 
+    def record_sims(self, query: np.ndarray, k: int) -> RowSims:
+        """The similarity to ``query`` of the ``k`` nearest memory records (all of them in a
+        group of up to ``k``), for Traverse and Intersect to rank neighbours by: the same
+        as ``dict(top(query, turns=False, types=None, k=k))``, kept as an array."""
+        view = self._rows
+        records = np.flatnonzero(~view.is_turn)
+        scores = self._scores(view, query)
+        if records.size > k:
+            best = best_rows(
+                scores[records],
+                k,
+                lambda i: view.ids[records[i]],
+                lambda: view.id_array[records],
+            )
+            records = records[best]
+        kept = np.zeros(len(view.ids), bool)
+        kept[records] = True
+        dense = np.zeros(len(view.ids), np.float64)
+        dense[records] = (1.0 + scores[records]) / 2.0  # float32, as top() computes it
+        return RowSims(view.row, view.ids, dense, kept)
+
     def _scores(self, view: _Rows, query: np.ndarray) -> np.ndarray:
         """Cosine of every row of ``view`` to ``query``: one pass over the matrix per
         search (the steps of a search ask with the same vector), kept for the next call."""
@@ -284,7 +312,7 @@ class GroupVectors:
         return scores
 
     def traverse(
-        self, steps: Sequence[dict[str, Any]], per_node: int, sims: dict[str, float]
+        self, steps: Sequence[dict[str, Any]], per_node: int, sims: Mapping[str, float]
     ) -> list[dict[str, Any]]:
         """Traverse in process: the rows ``operators/traverse_hop`` gives (see
         :func:`~cogmem.retrieval.adjacency.traverse_rows`)."""
@@ -320,7 +348,7 @@ class GroupVectors:
         ids: Sequence[str],
         rel_types: Sequence[str],
         per_entity: int,
-        sims: dict[str, float],
+        sims: Mapping[str, float],
         min_shared: int,
     ) -> list[dict[str, Any]]:
         """Intersect in process: the rows ``operators/intersect`` gives (see

@@ -469,6 +469,12 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
     vec = hikers.embedder.embed_query("What does Bob do in the mornings?")
     # a few records closest to the question, the rest 0: ties fall to time, then id
     sims = dict(vectors.top(vec, turns=False, types=None, k=5))
+    # what a search passes: the same similarities held as an array over the view's rows
+    row_sims = vectors.record_sims(vec, 5)
+    assert dict(row_sims) == sims and len(row_sims) == 5
+    assert dict(vectors.record_sims(vec, len(records))) == dict(
+        vectors.top(vec, turns=False, types=None, k=len(records))
+    )
     july = (datetime(2023, 7, 1, tzinfo=UTC), datetime(2023, 8, 1, tzinfo=UTC))
     for window in ((None, None), july):
         for types in (None, ["Event", "Fact"]):
@@ -487,6 +493,7 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
                     sims=sims,
                 )
                 _same_rows(cypher, vectors.traverse(steps, per_node, sims))
+                _same_rows(cypher, vectors.traverse(steps, per_node, row_sims))
     persons = [p["id"] for p in ops.persons()]
     for forward_limit in (adjacency.FORWARD_LIMIT, 0):  # 0: back from the concepts
         monkeypatch.setattr(adjacency, "FORWARD_LIMIT", forward_limit)
@@ -504,4 +511,5 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
                 for link in row["links"]:
                     link["via"] = sorted(link["via"])
             assert cypher == vectors.intersect(ids, INTERSECT, per_entity, sims, 2)
+            assert cypher == vectors.intersect(ids, INTERSECT, per_entity, row_sims, 2)
     assert any(ops.intersect(persons, vec)), "the two hikers share something"

@@ -4,6 +4,7 @@ which order, with which relationship types, and what comes back as Evidence."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,7 +44,7 @@ def record(id: str, type: str, turn: int | None, vector: float, **fields: Any) -
         "vector": vector,
         "at": DAY if turn is not None else None,
     }
-    return Candidate.model_validate({**data, **fields})
+    return Candidate(**data, **fields)
 
 
 RECORDS = [
@@ -102,7 +103,7 @@ class FakeOperators:
         drop_terms: set[str] | None,
     ) -> AnchorResult:
         self.calls.append(("anchor", types))
-        found = [r.model_copy() for r in RECORDS if types is None or r.type in types]
+        found = [replace(r, path=list(r.path)) for r in RECORDS if types is None or r.type in types]
         words = {w.strip("?,.").lower() for w in question.split()} - (drop_terms or set())
         turns = []
         for idx, (speaker, text) in enumerate(TURNS):
@@ -136,7 +137,7 @@ class FakeOperators:
         out = []
         for start, rel, end in EDGES:
             if start in ids and rel in rel_types:
-                hit = self.records[end].model_copy()
+                hit = replace(self.records[end], path=list(self.records[end].path))
                 hit.path = ["traverse", f"{rel}→"]
                 out.append(hit)
         return out

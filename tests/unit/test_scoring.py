@@ -4,6 +4,7 @@ neighbours, questions, speakers and time windows."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,7 @@ def plan(intent: Intent = "single-hop", **fields: object) -> Plan:
 
 def turn(idx: int, bm25: float = 0.0, sim: float = 0.5, **fields: object) -> Candidate:
     """A turn candidate; ``sim`` is Neo4j's similarity (0.5 is a cosine of 0)."""
-    data: dict[str, object] = {
+    data: dict[str, Any] = {
         "id": f"t{idx}",
         "type": "Turn",
         "conversation_id": "c1",
@@ -60,7 +61,7 @@ def turn(idx: int, bm25: float = 0.0, sim: float = 0.5, **fields: object) -> Can
         "path": ["anchor:turn-fulltext"],
     }
     data.update(fields)
-    return Candidate.model_validate(data)
+    return Candidate(**data)
 
 
 def claim(turn_id: str, source: str, target: str | None, status: str | None) -> Candidate:

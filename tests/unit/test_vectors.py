@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cogmem.retrieval import adjacency
 from cogmem.retrieval.vectors import GroupVectors
 
 
@@ -38,6 +39,22 @@ def test_top_is_the_exact_nearest_of_the_asked_kind_best_first() -> None:
     assert {i for i, _ in claims} == {r["id"] for r in rows if r["type"] == "Claim"}
     records = g.top(q, turns=False, types=None, k=1000)
     assert not {i for i, _ in records} & set(turns)
+
+
+def test_record_sims_are_the_nearest_records_as_an_array_over_the_view() -> None:
+    rows = _rows(200)
+    g = GroupVectors()
+    g.add(rows)
+    q = _unit(np.random.default_rng(3).normal(size=16))
+    for k in (5, 150, 1000):  # fewer than, exactly near, more than the 150 records
+        sims = g.record_sims(q, k)
+        assert dict(sims) == dict(g.top(q, turns=False, types=None, k=k))
+        assert "n0" not in sims and sims.get("n0") is None  # a turn is never kept
+    graph = g._graph()
+    sims = g.record_sims(q, 5)
+    assert adjacency._dense(graph, sims) is sims.dense  # read as it is, not rebuilt
+    g.add([{"id": "new", "type": "Event", "embedding": [1.0] * 16}])
+    assert np.array_equal(adjacency._dense(g._graph(), sims)[:200], sims.dense)  # new view
 
 
 def test_similarity_of_unknown_ids_is_zero_and_order_is_kept() -> None:
