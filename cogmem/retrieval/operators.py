@@ -81,7 +81,8 @@ INTERSECT_RELS: tuple[RelType, ...] = (
 _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
 
 
-_CANDIDATE_FIELDS = frozenset(f.name for f in dataclasses.fields(Candidate))
+_SCORES = frozenset({"bm25", "fuzzy", "vector", "score", "path"})
+_NODE_FIELDS = frozenset(f.name for f in dataclasses.fields(Candidate)) - _SCORES
 _GROUNDED_TURN_FIELDS = ("id", "source_id", "conversation_id", "speaker", "text", "at", "idx")
 
 
@@ -89,18 +90,28 @@ def _when(epoch_s: float | None) -> datetime | None:
     return datetime.fromtimestamp(epoch_s, UTC) if epoch_s is not None else None
 
 
-def _candidate(row: dict[str, Any], step: str) -> Candidate:
-    """A candidate from an operator row (times arrive as epoch seconds: cheap to read)."""
-    data = {k: v for k, v in row.items() if k in _CANDIDATE_FIELDS and v is not None}
+def _candidate_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What a candidate takes of a node's fields, scores left out (times arrive as epoch
+    seconds: cheap to read). A search asks this of the same nodes again and again, so
+    Anchor keeps it with the group's copy (:meth:`GroupVectors.node_as`)."""
+    data = {k: v for k, v in row.items() if k in _NODE_FIELDS and v is not None}
     for key, field in _EPOCH_FIELDS.items():
         if row.get(key) is not None:
             data[field] = datetime.fromtimestamp(row[key], UTC)
-    data["bm25"] = float(row.get("lexical") or 0.0)
-    data["vector"] = float(row.get("vector") or 0.0)
-    data["path"] = [step]
     if data.get("content") is None:
         data["content"] = row.get("name") or ""
-    return Candidate(**data)
+    return data
+
+
+def _candidate(row: Mapping[str, Any], step: str) -> Candidate:
+    """A candidate from an operator row, with its BM25 (``lexical``) and vector scores."""
+    return _scored(_candidate_fields(row), row.get("lexical"), row.get("vector"), step)
+
+
+def _scored(
+    fields: dict[str, Any], lexical: float | None, vector: float | None, step: str
+) -> Candidate:
+    return Candidate(**fields, bm25=float(lexical or 0.0), vector=float(vector or 0.0), path=[step])
 
 
 def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
@@ -191,11 +202,10 @@ class Operators:
                 cand.path.append(step)
                 cand.bm25 = max(cand.bm25, lexical)
                 return
-            fields = vectors.node(node_id)
+            fields = vectors.node_as(node_id, _candidate_fields)
             if fields is None:  # written after this search read the group: next one sees it
                 return
-            cand = _candidate({**fields, "lexical": lexical, "vector": vector}, step)
-            found[kind][node_id] = cand
+            found[kind][node_id] = _scored(fields, lexical, vector, step)
 
         for node_id, sim in vectors.top(vec, turns=False, types=types, k=pool):
             add("record", node_id, "anchor:vector", 0.0, sim)

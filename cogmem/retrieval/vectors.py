@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from cogmem.retrieval.topk import best_rows
 from cogmem.store import Store
 
 TURN = "Turn"
+T = TypeVar("T")
 _BLOCK = 2048
 """Streamed vectors are converted to float32 this many at a time."""
 _SPARE = 8
@@ -53,6 +54,8 @@ _SPARE = 8
 FREEZE_ROWS = 20_000
 """A group read whole with this many nodes or more is frozen out of the cyclic GC."""
 _LINK_CACHE = 50_000
+_DERIVED = 20_000
+"""Nodes a view keeps what :meth:`GroupVectors.node_as` derived from (per converter)."""
 """Nodes whose relationships are kept as arrays (all forgotten past this)."""
 
 
@@ -73,6 +76,10 @@ class _Rows:
     position: dict[tuple[str, int], str] = field(default_factory=dict)
     #: turn id → the memory records it evidences (persons and concepts left out)
     evidenced: dict[str, dict[str, None]] = field(default_factory=dict)
+    #: what :meth:`GroupVectors.node_as` derived from rows of this view, per converter
+    derived: dict[Callable[..., Any], dict[int, Any]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @cached_property
     def id_array(self) -> np.ndarray:
@@ -126,6 +133,22 @@ class GroupVectors:
         view = self._rows
         at = view.row.get(node_id)
         return None if at is None else view.fields[at]
+
+    def node_as(self, node_id: str, convert: Callable[[dict[str, Any]], T]) -> T | None:
+        """``convert(node(node_id))``, computed once per node and view (``convert`` must
+        depend on the fields alone, and its result must not be changed); None when the
+        group has no such node. At most :data:`_DERIVED` nodes a view are kept."""
+        view = self._rows
+        at = view.row.get(node_id)
+        if at is None:
+            return None
+        done = view.derived.setdefault(convert, {})
+        value: T | None = done.get(at)
+        if value is None:
+            value = convert(view.fields[at])
+            if len(done) < _DERIVED:
+                done[at] = value
+        return value
 
     def add(self, rows: Iterable[dict[str, Any]]) -> None:
         """Insert or replace rows {id, type, embedding, other fields}; readers in flight

@@ -57,6 +57,23 @@ def test_record_sims_are_the_nearest_records_as_an_array_over_the_view() -> None
     assert np.array_equal(adjacency._dense(g._graph(), sims)[:200], sims.dense)  # new view
 
 
+def test_node_as_derives_once_per_node_and_view() -> None:
+    g = GroupVectors()
+    g.add([{"id": "a", "type": "Event", "content": "old", "embedding": [1.0, 0.0]}])
+    calls: list[str] = []
+
+    def shout(fields: dict[str, object]) -> str:
+        calls.append(str(fields["id"]))
+        return str(fields["content"]).upper()
+
+    assert [g.node_as("a", shout), g.node_as("a", shout)] == ["OLD", "OLD"]
+    assert g.node_as("zzz", shout) is None
+    assert calls == ["a"]
+    g.add([{"id": "a", "type": "Event", "content": "new", "embedding": [1.0, 0.0]}])
+    assert g.node_as("a", shout) == "NEW"  # a new view derives afresh
+    assert calls == ["a", "a"]
+
+
 def test_similarity_of_unknown_ids_is_zero_and_order_is_kept() -> None:
     g = GroupVectors()
     g.add([{"id": "a", "type": "Turn", "embedding": [1.0, 0.0]}])
