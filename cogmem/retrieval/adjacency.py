@@ -90,13 +90,15 @@ class Times:
     at: np.ndarray
 
     @classmethod
-    def of(cls, fields: Sequence[Mapping[str, Any]]) -> Times:
+    def of(cls, fields: Sequence[Mapping[str, Any]] | np.ndarray) -> Times:
         def column(key: str) -> np.ndarray:
             return np.array([f.get(key) for f in fields], dtype=np.float64)  # None -> NaN
 
         return cls(column("time_start_s"), column("time_end_s"), column("at_s"))
 
-    def updated(self, fields: Sequence[Mapping[str, Any]], rows: Sequence[int]) -> Times:
+    def updated(
+        self, fields: Sequence[Mapping[str, Any]] | np.ndarray, rows: Sequence[int]
+    ) -> Times:
         """These times for ``fields``, a later view of the same rows with rows appended:
         only ``rows`` (the replaced and the appended) are read again."""
 
@@ -121,7 +123,7 @@ class GraphView:
 
     node: Lookup
     row: Mapping[str, int]
-    ids: Sequence[str]
+    ids: Sequence[str] | np.ndarray  # the row ids (an object array in a view)
     is_turn: np.ndarray
     type_codes: np.ndarray
     codes: Mapping[str, int]
@@ -188,7 +190,7 @@ def traverse_rows(
 
 
 def _best(
-    sim: np.ndarray, late: np.ndarray, rows: np.ndarray, ids: Sequence[str], k: int
+    sim: np.ndarray, late: np.ndarray, rows: np.ndarray, ids: Sequence[str] | np.ndarray, k: int
 ) -> list[int]:
     """Indices of the ``k`` best by (sim DESC, late ASC, id ASC); numpy orders by the two
     numbers, and only rows tied with the k-th on both are ordered by id."""
@@ -316,7 +318,11 @@ class RowSims(Mapping[str, float]):
     array each search. As a mapping it is what ``operators/traverse_hop`` takes."""
 
     def __init__(
-        self, row: Mapping[str, int], ids: Sequence[str], dense: np.ndarray, kept: np.ndarray
+        self,
+        row: Mapping[str, int],
+        ids: Sequence[str] | np.ndarray,
+        dense: np.ndarray,
+        kept: np.ndarray,
     ) -> None:
         self.row, self.ids, self.dense, self.kept = row, ids, dense, kept
 

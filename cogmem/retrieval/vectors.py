@@ -63,17 +63,19 @@ _DERIVED = 20_000
 class _Rows:
     """One consistent view: readers take it whole, writers replace it whole."""
 
-    ids: tuple[str, ...] = ()
-    types: tuple[str, ...] = ()
-    fields: tuple[dict[str, Any], ...] = ()
+    #: ids and types of the rows, like the fields object arrays (see :meth:`GroupVectors.add`)
+    ids: np.ndarray = field(default_factory=lambda: np.empty(0, object))
+    types: np.ndarray = field(default_factory=lambda: np.empty(0, object))
+    #: each row's fields: an object array, which the cyclic GC does not track (see add)
+    fields: np.ndarray = field(default_factory=lambda: np.empty(0, object))
     matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     is_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: each row's type as a small integer (``codes`` maps type names to them)
     type_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))
     codes: dict[str, int] = field(default_factory=dict)
     row: dict[str, int] = field(default_factory=dict)
-    #: (conversation id, position) → turn id
-    position: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: :func:`_position` (conversation id, position) → turn id
+    position: dict[str, str] = field(default_factory=dict)
     #: turn id → the memory records it evidences (persons and concepts left out)
     evidenced: dict[str, dict[str, None]] = field(default_factory=dict)
     #: what :meth:`GroupVectors.node_as` derived from rows of this view, per converter
@@ -84,7 +86,7 @@ class _Rows:
     @cached_property
     def id_array(self) -> np.ndarray:
         """The ids as a numpy array (built on first need: only many-way ties want it)."""
-        return np.array(self.ids)
+        return np.array(self.ids.tolist())
 
     @cached_property
     def times(self) -> Times:
@@ -154,10 +156,22 @@ class GroupVectors:
         """Insert or replace rows {id, type, embedding, other fields}; readers in flight
         keep the view they took. The new view shares what did not change with the old one
         (its vectors, the turns' evidence lists, its times), so a refresh after a live turn
-        costs in proportion to what the turn wrote, plus copying the id lists."""
+        costs in proportion to what the turn wrote, plus copying the id lists.
+
+        The copies are made so that Python's cyclic GC has little to walk: at 100k records,
+        lists and tuples of every row's id, type and fields, young after each refresh, cost
+        ~40 ms in each generation's collection they passed through (measured with
+        ``gc.callbacks``). New rows gather in short lists joined to the old view's at the
+        end, into numpy object arrays, which the GC does not track, and the dicts map
+        strings to strings or ints, which it does not track either."""
         old = self._rows
-        ids, types, row = list(old.ids), list(old.types), dict(old.row)
-        fields = list(old.fields)
+        n_old = len(old.ids)
+        new_ids: list[str] = []
+        new_types: list[str] = []
+        new_fields: list[dict[str, Any]] = []
+        retyped: dict[int, str] = {}
+        refielded: dict[int, dict[str, Any]] = {}
+        row = dict(old.row)
         position = dict(old.position)
         codes = dict(old.codes)
         evidenced = _Evidenced(old.evidenced)
@@ -165,22 +179,32 @@ class GroupVectors:
         pending: list[Any] = []
         added = 0
         replaced: list[tuple[int, Any]] = []
+
+        def fields_of(at: int) -> dict[str, Any]:
+            if at >= n_old:
+                return new_fields[at - n_old]
+            return refielded.get(at) or old.fields[at]
+
         for r in rows:
             data = {k: v for k, v in r.items() if k != "embedding"}
             at = row.get(r["id"])
             if at is not None:
-                for turn_id in fields[at].get("evidence") or ():
+                for turn_id in fields_of(at).get("evidence") or ():
                     evidenced.drop(turn_id, r["id"])
             _place(data, position, evidenced)
             if at is not None:
                 replaced.append((at, r["embedding"]))
-                types[at] = r["type"] or ""
-                fields[at] = data
+                if at >= n_old:  # twice in one refresh
+                    new_types[at - n_old] = r["type"] or ""
+                    new_fields[at - n_old] = data
+                else:
+                    retyped[at] = r["type"] or ""
+                    refielded[at] = data
                 continue
-            row[r["id"]] = len(ids)
-            ids.append(r["id"])
-            types.append(r["type"] or "")
-            fields.append(data)
+            row[r["id"]] = n_old + len(new_ids)
+            new_ids.append(r["id"])
+            new_types.append(r["type"] or "")
+            new_fields.append(data)
             pending.append(r["embedding"])
             added += 1
             if len(pending) >= _BLOCK:  # lists of Python floats take 6× the memory
@@ -190,9 +214,11 @@ class GroupVectors:
             blocks.append(_unit(np.asarray(pending, np.float32)))
         if not replaced and not added:
             return
+        ids = _grown(old.ids, new_ids, {})
+        types = _grown(old.types, new_types, retyped)
+        fields = _grown(old.fields, new_fields, refielded)
         matrix = self._matrix(old.matrix, replaced, blocks)
-        first_new = len(ids) - added
-        new_types = types[first_new:]
+        first_new = n_old
         is_turn = np.concatenate([old.is_turn, np.array([t == TURN for t in new_types], bool)])
         type_codes = np.concatenate(
             [
@@ -205,9 +231,9 @@ class GroupVectors:
             type_codes[at] = codes.setdefault(types[at], len(codes))
         changed = [at for at, _ in replaced] + list(range(first_new, len(ids)))
         view = _Rows(
-            ids=tuple(ids),
-            types=tuple(types),
-            fields=tuple(fields),
+            ids=ids,
+            types=types,
+            fields=fields,
             matrix=matrix,
             is_turn=is_turn,
             type_codes=type_codes,
@@ -218,6 +244,8 @@ class GroupVectors:
         )
         if "times" in old.__dict__:  # built already: carry it over, reading changed rows only
             view.__dict__["times"] = old.times.updated(view.fields, changed)
+        if "id_array" in old.__dict__:  # built already (ties): a row's id never changes
+            view.__dict__["id_array"] = np.concatenate([old.id_array, np.array(new_ids, str)])
         self._rows = view
         with self._text_lock:
             for at in changed:
@@ -287,7 +315,7 @@ class GroupVectors:
         """The ``k`` nearest turns (``turns``) or memory records (of ``types``, all when
         None), best first, with Neo4j's similarity."""
         view = self._rows
-        if not view.ids or k <= 0:
+        if not len(view.ids) or k <= 0:
             return []
         mask = view.is_turn.copy() if turns else ~view.is_turn
         if not turns and types is not None:
@@ -425,7 +453,7 @@ def _neighbourhood(
         if conv is None or idx is None:
             return None
         for offset in range(-window, window + 1):
-            found = view.position.get((conv, int(idx) + offset))
+            found = view.position.get(_position(conv, int(idx) + offset))
             if found is None:
                 continue
             key = (abs(offset), seed, found)
@@ -471,16 +499,33 @@ class _Evidenced:
         return self._map
 
 
+def _grown(old: np.ndarray, new: list[Any], changed: dict[int, Any]) -> np.ndarray:
+    """``old`` with the items at ``changed`` replaced and ``new`` appended, as a new object
+    array (the old one is a view readers may hold)."""
+    out = np.empty(len(old) + len(new), object)
+    out[: len(old)] = old
+    for at, item in enumerate(new, start=len(old)):
+        out[at] = item  # one at a time: numpy would read a list or tuple item as a row
+    for at, item in changed.items():
+        out[at] = item
+    return out
+
+
+def _position(conversation_id: str, idx: int) -> str:
+    """A turn's place as one string: a dict of strings is one the GC does not track."""
+    return f"{idx}@{conversation_id}"
+
+
 def _place(
     data: dict[str, Any],
-    position: dict[tuple[str, int], str],
+    position: dict[str, str],
     evidenced: _Evidenced,
 ) -> None:
     """Index a node's row: a turn by its place in its conversation, a record under the
     turns that evidence it."""
     if data.get("type") == TURN:
         if data.get("conversation_id") is not None and data.get("idx") is not None:
-            position[(data["conversation_id"], int(data["idx"]))] = data["id"]
+            position[_position(data["conversation_id"], int(data["idx"]))] = data["id"]
         return
     for turn_id in data.get("evidence") or ():
         evidenced.put(turn_id, data["id"])

@@ -74,6 +74,16 @@ def test_node_as_derives_once_per_node_and_view() -> None:
     assert calls == ["a", "a"]
 
 
+def test_a_grown_view_carries_the_id_array_over() -> None:
+    g = GroupVectors()
+    g.add(_rows(50))
+    assert g._rows.id_array.tolist() == [f"n{i}" for i in range(50)]  # built (ties need it)
+    g.add([{"id": "a-much-longer-id-than-before", "type": "Event", "embedding": [1.0] * 16}])
+    g.add([{"id": "n3", "type": "Claim", "embedding": [0.5] * 16}])  # replaced in place
+    assert "id_array" in g._rows.__dict__  # carried over, not rebuilt on first need
+    assert g._rows.id_array.tolist() == list(g._rows.ids)
+
+
 def test_similarity_of_unknown_ids_is_zero_and_order_is_kept() -> None:
     g = GroupVectors()
     g.add([{"id": "a", "type": "Turn", "embedding": [1.0, 0.0]}])
@@ -140,8 +150,9 @@ def _state(g: GroupVectors) -> tuple[object, ...]:
     v = g._rows
     times = v.times
     return (
-        v.ids,
-        v.types,
+        list(v.ids),
+        list(v.types),
+        list(v.fields),
         v.matrix.tolist(),
         v.is_turn.tolist(),
         [v.types[i] for i in range(len(v.ids)) if v.type_codes[i] == v.codes.get("Fact")],
