@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from cogmem.bench.common import percentile
 from cogmem.models import Conversation, Turn
-from cogmem.retrieval.vectors import clear_vector_caches
+from cogmem.retrieval.vector_cache import clear_vector_caches
 
 if TYPE_CHECKING:
     from cogmem.api import Memory

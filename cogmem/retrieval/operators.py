@@ -34,7 +34,8 @@ from cogmem.retrieval.candidates import (
     Shared,
 )
 from cogmem.retrieval.lucene import keywords
-from cogmem.retrieval.vectors import GroupVectors, vector_cache
+from cogmem.retrieval.vector_cache import vector_cache
+from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
 
 LEXICAL_WEIGHT = 0.3

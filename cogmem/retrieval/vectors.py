@@ -17,15 +17,13 @@ reading 384-float properties node by node.
 Memory: 4 bytes a dimension a node (1.5 KiB at 384-d) and about 2.5 KiB of fields and
 BM25 postings: a 4,000-node conversation takes ~16 MiB, 100k records with their turns
 (170k nodes) ~700 MiB; groups are evicted least recently used beyond ``vector_cache_mb``
-(one group is always kept).
+(one group is always kept; :mod:`cogmem.retrieval.vector_cache`).
 Similarities are Neo4j's: (1 + cosine) / 2, what ``vector.similarity.cosine`` returns.
 """
 
 from __future__ import annotations
 
-import gc
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
@@ -43,7 +41,6 @@ from cogmem.retrieval.adjacency import (
 )
 from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.topk import best_rows
-from cogmem.store import Store
 
 TURN = "Turn"
 T = TypeVar("T")
@@ -51,12 +48,10 @@ _BLOCK = 2048
 """Streamed vectors are converted to float32 this many at a time."""
 _SPARE = 8
 """The matrix buffer keeps 1/_SPARE of its rows free for the rows refreshes append."""
-FREEZE_ROWS = 20_000
-"""A group read whole with this many nodes or more is frozen out of the cyclic GC."""
 _LINK_CACHE = 50_000
+"""Nodes whose relationships are kept as arrays (all forgotten past this)."""
 _DERIVED = 20_000
 """Nodes a view keeps what :meth:`GroupVectors.node_as` derived from (per converter)."""
-"""Nodes whose relationships are kept as arrays (all forgotten past this)."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +172,6 @@ class GroupVectors:
         evidenced = _Evidenced(old.evidenced)
         blocks: list[np.ndarray] = []  # new vectors, converted to float32 as they stream in
         pending: list[Any] = []
-        added = 0
         replaced: list[tuple[int, Any]] = []
 
         def fields_of(at: int) -> dict[str, Any]:
@@ -206,19 +200,17 @@ class GroupVectors:
             new_types.append(r["type"] or "")
             new_fields.append(data)
             pending.append(r["embedding"])
-            added += 1
             if len(pending) >= _BLOCK:  # lists of Python floats take 6× the memory
                 blocks.append(_unit(np.asarray(pending, np.float32)))
                 pending = []
         if pending:
             blocks.append(_unit(np.asarray(pending, np.float32)))
-        if not replaced and not added:
+        if not replaced and not new_ids:
             return
         ids = _grown(old.ids, new_ids, {})
         types = _grown(old.types, new_types, retyped)
         fields = _grown(old.fields, new_fields, refielded)
         matrix = self._matrix(old.matrix, replaced, blocks)
-        first_new = n_old
         is_turn = np.concatenate([old.is_turn, np.array([t == TURN for t in new_types], bool)])
         type_codes = np.concatenate(
             [
@@ -229,7 +221,7 @@ class GroupVectors:
         for at, _ in replaced:
             is_turn[at] = types[at] == TURN
             type_codes[at] = codes.setdefault(types[at], len(codes))
-        changed = [at for at, _ in replaced] + list(range(first_new, len(ids)))
+        changed = [at for at, _ in replaced] + list(range(n_old, len(ids)))
         view = _Rows(
             ids=ids,
             types=types,
@@ -325,9 +317,7 @@ class GroupVectors:
         if candidates.size == 0:
             return []
         scores = self._scores(view, query)[candidates]
-        best = best_rows(
-            scores, k, lambda i: view.ids[candidates[i]], lambda: view.id_array[candidates]
-        )
+        best = _nearest(view, candidates, scores, k)
         return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
 
     def record_sims(self, query: np.ndarray, k: int) -> RowSims:
@@ -338,13 +328,7 @@ class GroupVectors:
         records = np.flatnonzero(~view.is_turn)
         scores = self._scores(view, query)
         if records.size > k:
-            best = best_rows(
-                scores[records],
-                k,
-                lambda i: view.ids[records[i]],
-                lambda: view.id_array[records],
-            )
-            records = records[best]
+            records = records[_nearest(view, records, scores[records], k)]
         kept = np.zeros(len(view.ids), bool)
         kept[records] = True
         dense = np.zeros(len(view.ids), np.float64)
@@ -422,6 +406,12 @@ class GroupVectors:
                 if a >= 0:
                     out[n] = (1.0 + next(sims)) / 2.0
         return out
+
+
+def _nearest(view: _Rows, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
+    """Positions in ``rows`` of the ``k`` best ``scores`` (one per row), equal scores by
+    node id (:func:`~cogmem.retrieval.topk.best_rows`)."""
+    return best_rows(scores, k, lambda i: view.ids[rows[i]], lambda: view.id_array[rows])
 
 
 def _lookup(view: _Rows) -> Callable[[str], dict[str, Any] | None]:
@@ -535,92 +525,3 @@ def _unit(block: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(block, axis=1, keepdims=True)
     np.maximum(norms, 1e-12, out=norms)
     return np.ascontiguousarray(block / norms, dtype=np.float32)
-
-
-def _freeze() -> None:
-    """Collect once, then move every object the process holds into the GC's permanent
-    generation (:func:`gc.freeze`). A large group's copy is millions of small objects that
-    live as long as the process; without this, each full collection walks them all (about
-    1 s at 100k records, once every ten or so live turns: the search-after-write p95).
-    Frozen objects are still freed by reference counting when dropped."""
-    gc.collect()
-    gc.freeze()
-
-
-class VectorCache:
-    """Groups' vectors in this process, least recently used evicted beyond ``budget`` bytes."""
-
-    def __init__(self, budget_bytes: int) -> None:
-        self.budget = budget_bytes
-        self._groups: OrderedDict[tuple[str, ...], GroupVectors] = OrderedDict()
-        self._locks: dict[tuple[str, ...], threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def sync(self, store: Store, group: str) -> GroupVectors:
-        """The group's vectors and persons, brought up to date (one small read when nothing
-        changed; the new nodes only when something did)."""
-        key = (store.uri or "", store.database or "", group)
-        state = store.read("operators/vector_state", group=group)[0]
-        seq, epoch = int(state["seq"]), int(state["epoch"])
-        current = self._current(key)
-        if current is not None and current.epoch == epoch and current.seq >= seq:
-            return current  # the common case: no lock, one small read
-        with self._lock:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:  # one refresh per group at a time; the others then find it done
-            current = self._current(key)
-            if current is not None and current.epoch == epoch and current.seq >= seq:
-                return current
-            fresh = current is None or current.epoch != epoch or seq < current.seq
-            vectors = GroupVectors(epoch=epoch) if fresh or current is None else current
-            vectors.add(
-                store.stream(
-                    "operators/vectors_since", group=group, seq=-1 if fresh else vectors.seq
-                )
-            )
-            if fresh and len(vectors._rows.ids) >= FREEZE_ROWS:
-                _freeze()
-            vectors.persons = store.read("operators/entities", group=group)
-            vectors.seq = seq
-            with self._lock:
-                self._groups[key] = vectors
-                self._groups.move_to_end(key)
-                self._evict()
-            return vectors
-
-    def _current(self, key: tuple[str, ...]) -> GroupVectors | None:
-        with self._lock:
-            current = self._groups.get(key)
-            if current is not None:
-                self._groups.move_to_end(key)
-            return current
-
-    def _evict(self) -> None:
-        total = sum(g.nbytes for g in self._groups.values())
-        while len(self._groups) > 1 and total > self.budget:
-            _, dropped = self._groups.popitem(last=False)
-            total -= dropped.nbytes
-
-    def clear(self) -> None:
-        with self._lock:
-            self._groups.clear()
-
-
-_CACHES: dict[int, VectorCache] = {}
-_CACHES_LOCK = threading.Lock()
-
-
-def vector_cache(budget_mb: int) -> VectorCache:
-    """The process-wide cache (one per budget setting)."""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(budget_mb)
-        if cache is None:
-            cache = _CACHES[budget_mb] = VectorCache(budget_mb * 1024 * 1024)
-        return cache
-
-
-def clear_vector_caches() -> None:
-    """Forget every group's vectors in this process (tests; after a reindex)."""
-    with _CACHES_LOCK:
-        for cache in _CACHES.values():
-            cache.clear()

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from cogmem.embed import Embedder
 from cogmem.ingest.rows import memory_embed_text, speaker_text
-from cogmem.retrieval.vectors import clear_vector_caches
+from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.server.schema import drop_vector_indexes, has_vector_indexes, rebuild_vector_indexes
 from cogmem.store import Store
 

@@ -16,9 +16,9 @@ from cogmem.bench.scale import plan_text
 from cogmem.config import Settings
 from cogmem.models import TimeRange
 from cogmem.retrieval import adjacency
-from cogmem.retrieval import vectors as vectors_module
+from cogmem.retrieval import vector_cache as vector_cache_module
 from cogmem.retrieval.operators import MAX_PER_HOP, Operators
-from cogmem.retrieval.vectors import clear_vector_caches
+from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
@@ -202,7 +202,7 @@ def test_a_large_group_read_whole_is_frozen_out_of_the_cyclic_gc(
         clear_vector_caches()
         assert Operators(hikers.store, hikers.group).vectors.ids  # small: left alone
         assert gc.get_freeze_count() == 0
-        monkeypatch.setattr(vectors_module, "FREEZE_ROWS", 1)
+        monkeypatch.setattr(vector_cache_module, "FREEZE_ROWS", 1)
         clear_vector_caches()
         copy = Operators(hikers.store, hikers.group).vectors
         assert gc.get_freeze_count() > 0
