@@ -337,12 +337,18 @@ class GroupVectors:
 
     def _scores(self, view: _Rows, query: np.ndarray) -> np.ndarray:
         """Cosine of every row of ``view`` to ``query``: one pass over the matrix per
-        search (the steps of a search ask with the same vector), kept for the next call."""
+        search (the steps of a search ask with the same vector), kept for the next call.
+
+        The pass is numpy's own loop (``einsum``), not BLAS: OpenBLAS runs a product this
+        size on all cores and its worker then spins, taking the core that a concurrent
+        search's forward pass needs. With 4 clients on 2 cores that cost 13 % of the
+        searches per second (benchmarks/results/load_test.md); one thread reads the
+        matrix almost as fast (memory-bound: 170k rows 25 vs 19 ms)."""
         memo = self._memo
         if memo is not None and memo[0] is view and np.array_equal(memo[1], query):
             return memo[2]
         q = np.asarray(query, np.float32)
-        scores = view.matrix @ q
+        scores = np.einsum("ij,j->i", view.matrix, q)
         self._memo = (view, q.copy(), scores)
         return scores
 
