@@ -262,10 +262,11 @@ class _MiniLMModel:
         gc.collect()  # the float weights / graph of an ONNX build: gone before any batch
         self.load_seconds = time.perf_counter() - started
 
-    def query_encoder(self, cache_dir: Path) -> Encoder | None:
+    def query_encoder(self, cache_dir: Path, threads: int = 1) -> Encoder | None:
         """An ONNX Runtime session of the same float32 weights for single queries, loaded
-        on first use (built once into ``cache_dir``); None without onnxruntime or when it
-        cannot be built (numpy answers then)."""
+        on first use (built once into ``cache_dir``) with ``threads`` intra-op threads (the
+        first caller's choice holds); None without onnxruntime or when it cannot be built
+        (numpy answers then)."""
         if not self._query_looked:
             with self._query_lock:
                 if not self._query_looked:
@@ -274,7 +275,9 @@ class _MiniLMModel:
                         from cogmem.embed.onnx import OnnxBertEncoder
 
                         model = cached_float_bytes(self.model_dir, cache_dir)
-                        self._query_encoder = OnnxBertEncoder({}, self.config, model=model)
+                        self._query_encoder = OnnxBertEncoder(
+                            {}, self.config, threads=threads, model=model
+                        )
                     except Exception as exc:  # no onnxruntime, a cache that cannot be written
                         log.info("single queries run in numpy (%s)", exc)
                     self._query_looked = True
@@ -442,12 +445,13 @@ class MiniLMEmbedder:
     quantised to int8: vectors at cosine ≈ 0.99 to float32, named ``minilm-int8``; the
     quantised model is cached in ``cache_dir``, default ``$COGMEM_HOME/models``). The ONNX
     backends need onnxruntime and onnx (core dependencies of cogmem); each runs one
-    single-threaded session that the
-    workers share.
+    single-threaded session that the workers share.
 
     ``threads`` > 0 limits the BLAS thread pool during :meth:`embed` (needs the optional
     ``threadpoolctl``; ignored without it). A call of at most :data:`SMALL_CALL_TOKENS`
-    tokens (a query) runs on one BLAS thread. A larger call that makes several batches
+    tokens (a query, a live turn) runs, with backend ``auto``, on an ONNX Runtime session of
+    ``threads`` intra-op threads (``threads=0``: :func:`default_workers`), else on one BLAS
+    thread. A larger call that makes several batches
     runs them side by side on ``threads`` workers (``threads=0``: :func:`default_workers`),
     each on one BLAS thread when threadpoolctl is there. Texts are tokenised once
     (LRU-cached), sorted by length and run ``batch_size`` at a time; duplicates are
@@ -524,10 +528,11 @@ class MiniLMEmbedder:
             batches = list(length_batches(order, sequences, self.batch_size, budget))
         quick = self._quick_encoder() if small else None
         if quick is not None:  # a query or a live turn: ONNX Runtime, the same vectors
-            if len(batches) > 1 and workers > 1:
-                # a live turn's passes side by side on the one-thread session: 30.8 ->
-                # 21 ms p50 on 2 cores, where a two-thread session cost concurrent
-                # searches 12 % of their throughput (4 clients, load_test.py)
+            if len(batches) > 1 and workers > 1 and getattr(quick, "threads", 1) < 2:
+                # a live turn's passes side by side on a one-thread session (threads=1):
+                # 30.8 -> 21 ms p50 on 2 cores. The default two-thread session (its threads
+                # sleep when idle) runs them one after the other: as fast (add_turn p50
+                # 60-62 vs 64-67 ms) with no more threads than cores
                 pool = _WORKERS.get(workers)
                 done = [pool.submit(quick, [sequences[i] for i in idx]) for idx in batches]
                 for idx, pending in zip(batches, done, strict=True):
@@ -560,7 +565,8 @@ class MiniLMEmbedder:
         turn with its records) run on; None otherwise or without onnxruntime."""
         if self.backend != "auto":
             return None
-        return self._model.query_encoder(self._cache_dir or default_model_cache())
+        threads = self.threads if self.threads > 0 else default_workers()
+        return self._model.query_encoder(self._cache_dir or default_model_cache(), threads)
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]

@@ -190,13 +190,20 @@ def build_bert_onnx(
 
 
 def session_options(threads: int = 1) -> Any:
-    """ORT_ENABLE_ALL, ``threads`` intra-op threads, one inter-op thread, sequential."""
+    """ORT_ENABLE_ALL, ``threads`` intra-op threads that sleep when idle, one inter-op
+    thread, sequential.
+
+    ORT's pool threads spin between runs by default, taking a core from everything else in
+    the process (a concurrent search's Python, the Neo4j driver). Without spinning a
+    two-thread session is as fast per run here (MiniLM, 40 tokens: 16.5 vs 16.4 ms; one
+    thread 28.6) and costs concurrent searches nothing (benchmarks/results/load_test.md)."""
     _, ort = _import_onnx()
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.intra_op_num_threads = max(1, threads)
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return opts
 
 

@@ -304,9 +304,11 @@ def test_auto_answers_queries_on_onnx_with_numpys_vectors(
     assert len(list(tmp_path.glob("minilm-float-*.onnx"))) == 1  # built once, cached
 
 
-def test_auto_runs_a_live_turns_passes_side_by_side_with_numpys_vectors(
-    model_dir: Path, tmp_path: Path, onnx_ready: None, fresh_cache: None
+@pytest.mark.parametrize("threads", [1, 2])
+def test_auto_runs_a_live_turns_passes_with_numpys_vectors(
+    model_dir: Path, tmp_path: Path, onnx_ready: None, fresh_cache: None, threads: int
 ) -> None:
+    """One-thread session: the passes side by side on the workers; two threads: in turn."""
     from cogmem.embed.batching import cheapest_groups
 
     turn = (
@@ -314,13 +316,23 @@ def test_auto_runs_a_live_turns_passes_side_by_side_with_numpys_vectors(
         "Saturday I will bake rye loaves for the market and bring some to Rafael's party."
     )
     texts = [turn, "sourdough", "Ines bakes rye loaves for the market.", "Rafael"]
-    auto = MiniLMEmbedder(model_dir, cache_dir=tmp_path, threads=2)
+    auto = MiniLMEmbedder(model_dir, cache_dir=tmp_path, threads=threads)
     seqs = [auto.encode_ids(t) for t in texts]
     order = sorted(range(len(texts)), key=lambda i: len(seqs[i]))
     assert len(cheapest_groups(order, seqs)) > 1  # more than one pass: the parallel path
     reference = MiniLMEmbedder(model_dir, backend="numpy").embed(texts)
     assert np.abs(auto.embed(texts) - reference).max() < 1e-5
-    assert auto._model._query_encoder is not None  # they ran on ONNX Runtime
+    quick = auto._model._query_encoder
+    assert quick is not None and quick.threads == threads  # they ran on ONNX Runtime
+
+
+def test_onnx_sessions_threads_sleep_when_idle(onnx_ready: None) -> None:
+    """Spinning pool threads would take a core from concurrent searches between runs."""
+    from cogmem.embed.onnx import session_options
+
+    opts = session_options(2)
+    assert opts.intra_op_num_threads == 2
+    assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
 def test_auto_without_onnxruntime_answers_queries_in_numpy(
