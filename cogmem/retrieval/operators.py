@@ -140,6 +140,10 @@ class Operators:
         self._record_rows: dict[str, list[dict[str, Any]]] = {}
         self._sims: Mapping[str, float] = {}
         self._sims_for: np.ndarray | None = None
+        # what does not depend on the question's vector, kept for a feedback pass: BM25
+        # hits per query, fuzzy scores per question and node
+        self._lexical: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
+        self._fuzzy: dict[tuple[str, tuple[str, ...], str], float] = {}
 
     @property
     def vectors(self) -> GroupVectors:
@@ -216,13 +220,21 @@ class Operators:
         steps = {"record": "anchor:fulltext", "turn": "anchor:turn-fulltext"}
         kinds = ["record", "turn"] if with_turns else ["record"]
         for kind in kinds if terms else []:
-            hits = vectors.lexical(terms, turns=kind == "turn", types=types, k=pool)
+            key = (tuple(terms), kind, tuple(types or ()), pool)
+            hits = self._lexical.get(key)
+            if hits is None:
+                hits = vectors.lexical(terms, turns=kind == "turn", types=types, k=pool)
+                self._lexical[key] = hits
             sims = vectors.similarity(vec, [node_id for node_id, _ in hits])
             for (node_id, score), sim in zip(hits, sims, strict=True):
                 add(kind, node_id, steps[kind], score, sim)
         records = list(found["record"].values())
+        asked = (question, tuple(terms))
         for cand in records:
-            cand.fuzzy = fuzzy_score(question, terms, cand)
+            fuzzy = self._fuzzy.get((*asked, cand.id))
+            if fuzzy is None:
+                fuzzy = self._fuzzy[(*asked, cand.id)] = fuzzy_score(question, terms, cand)
+            cand.fuzzy = fuzzy
             cand.score = LEXICAL_WEIGHT * cand.fuzzy + VECTOR_WEIGHT * cand.vector
         return records, list(found["turn"].values())
 
@@ -398,6 +410,11 @@ class Operators:
         return out
 
     # -- helpers -----------------------------------------------------------------------
+    def feedback(self, vector: np.ndarray, ids: list[str], share: float) -> np.ndarray | None:
+        """``vector`` plus ``share`` of the mean vector of the nodes ``ids``, unit length;
+        None when none of them has a vector."""
+        return self.vectors.feedback(vector, ids, share)
+
     def persons(self) -> list[dict[str, Any]]:
         """The group's persons with their aliases (kept with the group's vectors)."""
         return self.vectors.persons

@@ -400,6 +400,17 @@ class GroupVectors:
         """Ground for turn seeds in process (see :func:`_neighbourhood`)."""
         return _neighbourhood(self._rows, turn_ids, window)
 
+    def feedback(self, query: np.ndarray, ids: Sequence[str], share: float) -> np.ndarray | None:
+        """``query`` plus ``share`` of the mean row of ``ids``, unit length (pseudo-relevance
+        feedback); None when the view has none of them."""
+        view = self._rows
+        rows = [view.row[i] for i in ids if i in view.row]
+        if not rows:
+            return None
+        out = np.asarray(query, np.float32) + share * view.matrix[rows].mean(axis=0)
+        norm = float(np.linalg.norm(out))
+        return out / norm if norm > 0 else None
+
     def similarity(self, query: np.ndarray, ids: Sequence[str]) -> list[float]:
         """Neo4j's similarity of each node to ``query``; 0.0 for a node without a vector."""
         view = self._rows

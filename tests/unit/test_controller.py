@@ -22,6 +22,7 @@ from cogmem.retrieval.candidates import (
 )
 from cogmem.retrieval.controller import Controller, Operators
 from cogmem.retrieval.recipes import RECIPES
+from cogmem.retrieval.scoring import RankWeights
 
 pytestmark = pytest.mark.unit
 
@@ -124,6 +125,10 @@ class FakeOperators:
             )
         entries = sorted(found, key=lambda c: c.vector, reverse=True)[:15]
         return AnchorResult(entries=entries, records=found, turns=turns, types=types)
+
+    def feedback(self, vector: np.ndarray, ids: list[str], share: float) -> np.ndarray | None:
+        self.calls.append(("feedback", list(ids)))
+        return vector  # similarities are fixed per node here: the second pass ranks the same
 
     def traverse(
         self,
@@ -228,6 +233,8 @@ def test_a_multi_hop_question_walks_persons_shared_concepts_and_facts() -> None:
             "rules: intent=multi-hop entities=['Alice', 'Bob'] types=None window=None",
         ),
         ("anchor", "types=None"),
+        ("feedback", "question vector + 0.2 × mean of the first pass's best 2 turns"),
+        ("anchor", "types=None"),
         ("traverse", f"from ['Alice', 'Bob'] over {everyday}"),
         ("intersect", "shared neighbourhood of ['Alice', 'Bob']"),
         ("traverse", "from anchored concepts 1 over INVOLVES/ABOUT/TARGETS"),
@@ -248,6 +255,23 @@ def test_a_multi_hop_question_walks_persons_shared_concepts_and_facts() -> None:
     assert result.evidence[0].type == "Event" and len(result.evidence) == 3
 
 
+def test_feedback_searches_with_the_first_passs_best_turns_and_can_be_off() -> None:
+    ops = FakeOperators()
+    result = controller(ops).run("What do Alice and Bob both like?", k=3)
+    (fed,) = [ids for name, ids in ops.calls if name == "feedback"]
+    assert len(fed) == 2 and "t1" in fed  # turns, best by Anchor's signals alone
+    assert [name for name, _ in ops.calls].count("anchor") == 2
+    assert {e.turn_source_id for e in result.evidence[:2]} == {"D1:1", "D1:2"}
+
+    ops = FakeOperators()
+    one_pass = Controller.over(ops, FakeEmbedder(), weights=RankWeights(feedback=0.0)).run(
+        "What do Alice and Bob both like?", k=3
+    )
+    assert "feedback" not in [name for name, _ in ops.calls]
+    assert [name for name, _ in ops.calls].count("anchor") == 1
+    assert "feedback" not in [step.operator for step in one_pass.trace]
+
+
 def test_an_opinion_question_follows_only_the_holders_claims() -> None:
     ops = FakeOperators()
     result = controller(ops).run("What does Bob think of Alice's painting?", k=3)
@@ -257,11 +281,13 @@ def test_an_opinion_question_follows_only_the_holders_claims() -> None:
         "entities",
         "route",
         "anchor",
+        "feedback",
+        "anchor",
         "traverse",
         "ground",
         "sufficiency",
     ]
-    assert result.trace[3].detail == "from ['Bob', 'Alice'] over ['CLAIMS']"
+    assert result.trace[5].detail == "from ['Bob', 'Alice'] over ['CLAIMS']"
     assert ("anchor", ["Claim"]) in ops.calls
     best = result.evidence[0]
     assert (best.record_id, best.type, best.speaker) == ("bob-on-painting", "Claim", "Bob")

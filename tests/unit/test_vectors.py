@@ -93,6 +93,17 @@ def test_similarity_of_unknown_ids_is_zero_and_order_is_kept() -> None:
     assert g.top(q, turns=False, types=["Claim"], k=5) == []
 
 
+def test_feedback_moves_the_question_towards_the_mean_of_the_given_rows() -> None:
+    g = GroupVectors()
+    g.add([{"id": "a", "type": "Turn", "embedding": [0.0, 2.0, 0.0]}])  # stored unit length
+    g.add([{"id": "b", "type": "Turn", "embedding": [0.0, 0.0, 1.0]}])
+    q = np.array([1.0, 0.0, 0.0], np.float32)
+    moved = g.feedback(q, ["a", "b", "not-in-view"], 0.5)
+    assert moved is not None
+    assert moved == pytest.approx(_unit([1.0, 0.25, 0.25]), abs=1e-6)
+    assert g.feedback(q, ["not-in-view"], 0.5) is None
+
+
 def test_a_row_written_again_replaces_its_vector_without_a_duplicate() -> None:
     g = GroupVectors()
     g.add([{"id": "a", "type": "Event", "embedding": [1.0, 0.0]}])
