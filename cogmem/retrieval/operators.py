@@ -144,6 +144,8 @@ class Operators:
         # hits per query, fuzzy scores per question and node
         self._lexical: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
         self._fuzzy: dict[tuple[str, tuple[str, ...], str], float] = {}
+        # Anchor's candidates per query, which its next call re-scores instead of rebuilding
+        self._anchored: dict[tuple[Any, ...], dict[str, dict[str, Candidate]]] = {}
 
     @property
     def vectors(self) -> GroupVectors:
@@ -197,9 +199,15 @@ class Operators:
         with_turns: bool,
     ) -> tuple[list[Candidate], list[Candidate]]:
         """Records (fused fuzzy + vector score) and turns: the nearest neighbours and the best
-        BM25 matches among the group's own nodes, all in process (no round trip)."""
+        BM25 matches among the group's own nodes, all in process (no round trip).
+
+        Called again in the same search with the same query (the feedback pass), it reuses
+        the candidates it built the first time, scores overwritten: the earlier result's
+        candidates then hold the new scores."""
         vectors = self.vectors
         found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
+        query = (question, tuple(terms), None if types is None else tuple(types), pool, with_turns)
+        built = self._anchored.setdefault(query, {"record": {}, "turn": {}})
 
         def add(kind: str, node_id: str, step: str, lexical: float, vector: float) -> None:
             cand = found[kind].get(node_id)
@@ -207,10 +215,16 @@ class Operators:
                 cand.path.append(step)
                 cand.bm25 = max(cand.bm25, lexical)
                 return
+            cand = built[kind].get(node_id)
+            if cand is not None:
+                cand.bm25, cand.vector, cand.path = float(lexical), float(vector), [step]
+                cand.fuzzy = cand.score = 0.0
+                found[kind][node_id] = cand
+                return
             fields = vectors.node_as(node_id, _candidate_fields)
             if fields is None:  # written after this search read the group: next one sees it
                 return
-            found[kind][node_id] = _scored(fields, lexical, vector, step)
+            found[kind][node_id] = built[kind][node_id] = _scored(fields, lexical, vector, step)
 
         for node_id, sim in vectors.top(vec, turns=False, types=types, k=pool):
             add("record", node_id, "anchor:vector", 0.0, sim)

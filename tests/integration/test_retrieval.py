@@ -7,6 +7,7 @@ import itertools
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from neo4j import GraphDatabase
@@ -17,6 +18,7 @@ from cogmem.config import Settings
 from cogmem.models import TimeRange
 from cogmem.retrieval import adjacency
 from cogmem.retrieval import vector_cache as vector_cache_module
+from cogmem.retrieval.candidates import AnchorResult
 from cogmem.retrieval.operators import MAX_PER_HOP, Operators
 from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.store import Store
@@ -129,6 +131,26 @@ def test_anchor_neighbours_are_exact_and_scored_as_neo4j_scores_them(hikers: Mem
     best = max(reference, key=reference.__getitem__)
     small = ops.anchor(q, vec, pool=1)
     assert [t.id for t in small.turns if "anchor:turn-vector" in t.path] == [best]
+
+
+def test_anchor_again_with_another_vector_equals_a_fresh_anchor(hikers: Memory) -> None:
+    """The feedback pass re-scores the first pass's candidates: nothing of the first
+    vector may survive in what it returns."""
+    q = "Who adopted a dog?"
+    first, second = (hikers.embedder.embed_query(t) for t in (q, "hiking in the mountains"))
+
+    def seen(result: AnchorResult) -> list[tuple[Any, ...]]:
+        return [
+            (c.id, c.vector, c.bm25, c.fuzzy, c.score, list(c.path))
+            for c in (*result.entries, *result.records, *result.turns)
+        ]
+
+    ops = Operators(hikers.store, hikers.group)
+    before = seen(ops.anchor(q, first, pool=3))
+    again = seen(ops.anchor(q, second, pool=3))
+    assert again == seen(Operators(hikers.store, hikers.group).anchor(q, second, pool=3))
+    assert again != before
+    assert seen(ops.anchor(q, first, pool=3)) == before  # and back
 
 
 def test_search_sees_turns_added_after_its_vectors_were_read(hikers: Memory) -> None:
