@@ -23,8 +23,10 @@ Similarities are Neo4j's: (1 + cosine) / 2, what ``vector.similarity.cosine`` re
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, TypeVar
@@ -84,6 +86,16 @@ class _Rows:
         return np.array(self.ids.tolist())
 
     @cached_property
+    def turn_rows(self) -> np.ndarray:
+        """Positions of the turns (built on first need, once per view)."""
+        return np.flatnonzero(self.is_turn)
+
+    @cached_property
+    def record_rows(self) -> np.ndarray:
+        """Positions of the memory records (built on first need, once per view)."""
+        return np.flatnonzero(~self.is_turn)
+
+    @cached_property
     def times(self) -> Times:
         """Each row's referenced start and end and the time it was said, as epoch seconds
         (NaN when absent), for Traverse's window and order (built on first need)."""
@@ -102,7 +114,9 @@ class GroupVectors:
     _turn_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["search_text"]))
     _record_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["content", "name"]))
     _text_lock: threading.Lock = field(default_factory=threading.Lock)
-    _memo: tuple[_Rows, np.ndarray, np.ndarray] | None = None
+    #: the last few questions' scores over a view, newest first (a search with feedback
+    #: asks with two vectors, then with the first again)
+    _memo: tuple[tuple[_Rows, np.ndarray, np.ndarray], ...] = ()
     #: the matrix's storage: the view's matrix is its first rows, the rest spare
     _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
@@ -309,11 +323,10 @@ class GroupVectors:
         view = self._rows
         if not len(view.ids) or k <= 0:
             return []
-        mask = view.is_turn.copy() if turns else ~view.is_turn
+        candidates = view.turn_rows if turns else view.record_rows
         if not turns and types is not None:
             wanted = [view.codes[t] for t in types if t in view.codes]
-            mask &= np.isin(view.type_codes, wanted)
-        candidates = np.flatnonzero(mask)
+            candidates = candidates[np.isin(view.type_codes[candidates], wanted)]
         if candidates.size == 0:
             return []
         scores = self._scores(view, query)[candidates]
@@ -325,7 +338,7 @@ class GroupVectors:
         group of up to ``k``), for Traverse and Intersect to rank neighbours by: the same
         as ``dict(top(query, turns=False, types=None, k=k))``, kept as an array."""
         view = self._rows
-        records = np.flatnonzero(~view.is_turn)
+        records = view.record_rows
         scores = self._scores(view, query)
         if records.size > k:
             records = records[_nearest(view, records, scores[records], k)]
@@ -342,15 +355,23 @@ class GroupVectors:
         The pass is numpy's own loop (``einsum``), not BLAS: OpenBLAS runs a product this
         size on all cores and its worker then spins, taking the core that a concurrent
         search's forward pass needs. With 4 clients on 2 cores that cost 13 % of the
-        searches per second (benchmarks/results/load_test.md); one thread reads the
-        matrix almost as fast (memory-bound: 170k rows 25 vs 19 ms)."""
-        memo = self._memo
-        if memo is not None and memo[0] is view and np.array_equal(memo[1], query):
-            return memo[2]
+        searches per second (benchmarks/results/load_test.md). A large view is split
+        between the cores instead, on threads that sleep when idle (:func:`_products`)."""
+        known = self._scored(view, query)
+        if known is not None:
+            return known
         q = np.asarray(query, np.float32)
-        scores = np.einsum("ij,j->i", view.matrix, q)
-        self._memo = (view, q.copy(), scores)
+        scores = _products(view.matrix, q)
+        same_view = [m for m in self._memo if m[0] is view]  # an old view is let go
+        self._memo = ((view, q.copy(), scores), *same_view[: _MEMO_QUERIES - 1])
         return scores
+
+    def _scored(self, view: _Rows, query: np.ndarray) -> np.ndarray | None:
+        """The scores of ``query`` over ``view`` when a recent pass computed them."""
+        for seen, q, scores in self._memo:
+            if seen is view and np.array_equal(q, query):
+                return scores
+        return None
 
     def traverse(
         self, steps: Sequence[dict[str, Any]], per_node: int, sims: Mapping[str, float]
@@ -418,11 +439,51 @@ class GroupVectors:
         known = [a for a in at if a >= 0]
         out = [0.0] * len(ids)
         if known:
-            sims = iter(self._scores(view, query)[known].tolist())
+            scores = self._scored(view, query)
+            if scores is not None or len(known) * _SUBSET_SHARE >= len(view.ids):
+                picked = (self._scores(view, query) if scores is None else scores)[known]
+            else:  # a few rows of a large view: their own products, the same to the bit
+                picked = np.einsum("ij,j->i", view.matrix[known], np.asarray(query, np.float32))
+            sims = iter(picked.tolist())
             for n, a in enumerate(at):
                 if a >= 0:
                     out[n] = (1.0 + next(sims)) / 2.0
         return out
+
+
+_SPLIT_ROWS = 50_000
+"""From this many rows a pass is split between the cores: 170k rows 21.5 → 13.1 ms on 2."""
+_SPLITTER: list[ThreadPoolExecutor] = []
+_SPLITTER_LOCK = threading.Lock()
+
+
+def _products(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``matrix @ q`` by numpy's own loop, rows split between the cores when there are
+    many (each part is the same per-row product: the result is the same to the bit)."""
+    parts = min(os.cpu_count() or 1, 4)
+    if len(matrix) < _SPLIT_ROWS or parts < 2:
+        return np.einsum("ij,j->i", matrix, q)
+    with _SPLITTER_LOCK:
+        if not _SPLITTER:
+            _SPLITTER.append(ThreadPoolExecutor(parts - 1, thread_name_prefix="cogmem-scan"))
+    out = np.empty(len(matrix), np.float32)
+    bounds = np.linspace(0, len(matrix), parts + 1).astype(int)
+
+    def part(n: int) -> None:
+        a, b = bounds[n], bounds[n + 1]
+        out[a:b] = np.einsum("ij,j->i", matrix[a:b], q)
+
+    others = [_SPLITTER[0].submit(part, n) for n in range(1, parts)]
+    part(0)
+    for other in others:
+        other.result()
+    return out
+
+
+_MEMO_QUERIES = 3
+"""Question vectors whose scores a group's copy keeps (see ``GroupVectors._memo``)."""
+_SUBSET_SHARE = 8
+"""``similarity`` of fewer than 1/8 of a view's rows multiplies only those rows."""
 
 
 def _nearest(view: _Rows, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:

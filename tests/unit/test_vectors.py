@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from cogmem.retrieval import adjacency
+from cogmem.retrieval import vectors as vectors_module
 from cogmem.retrieval.vectors import GroupVectors
 
 
@@ -102,6 +103,30 @@ def test_feedback_moves_the_question_towards_the_mean_of_the_given_rows() -> Non
     assert moved is not None
     assert moved == pytest.approx(_unit([1.0, 0.25, 0.25]), abs=1e-6)
     assert g.feedback(q, ["not-in-view"], 0.5) is None
+
+
+def test_similarity_of_a_few_rows_equals_the_full_pass_to_the_bit() -> None:
+    rows = _rows(400)
+    ids = [r["id"] for r in rows]
+    q = _unit(np.random.default_rng(5).normal(size=16))
+    few = GroupVectors()
+    few.add(rows)
+    alone = few.similarity(q, ids[:7])  # 7 of 400 rows: only those multiplied
+    assert few._memo == ()
+    full = GroupVectors()
+    full.add(rows)
+    full.top(q, turns=True, types=None, k=3)  # a full pass, kept
+    assert full.similarity(q, ids[:7]) == alone
+    assert full.similarity(q, ids) == [(1 + s) / 2 for s in full._scores(full._rows, q).tolist()]
+
+
+def test_a_pass_split_between_threads_equals_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors_module, "_SPLIT_ROWS", 10)
+    monkeypatch.setattr(vectors_module.os, "cpu_count", lambda: 3)  # uneven parts
+    rng = np.random.default_rng(2)
+    matrix = rng.normal(size=(1001, 24)).astype(np.float32)
+    q = rng.normal(size=24).astype(np.float32)
+    assert np.array_equal(vectors_module._products(matrix, q), np.einsum("ij,j->i", matrix, q))
 
 
 def test_a_row_written_again_replaces_its_vector_without_a_duplicate() -> None:
