@@ -1,5 +1,7 @@
-"""The controller: Anchor first, then the steps of the question's recipe (at most five more),
-grounding of the best turns, a sufficiency check, and Evidence with a trace of what ran.
+"""The controller: a quick first pass that moves the question's vector towards its best
+turns (pseudo-relevance feedback), then Anchor, the steps of the question's recipe (at most
+five more), grounding of the best turns, a sufficiency check, and Evidence with a trace of
+what ran.
 
 It only orchestrates. Which steps run for which intent is data (:mod:`.recipes`); how turns
 rank is pure maths (:mod:`.scoring`); the operators are reached through the
@@ -105,7 +107,8 @@ class Retrieval(BaseModel):
 
 
 class Controller:
-    """Runs one question: route, anchor, the recipe's steps, ranking, grounding, Evidence.
+    """Runs one question: route, feedback, anchor, the recipe's steps, ranking, grounding,
+    Evidence.
     ``Controller(store, group, …)`` works on Neo4j; :meth:`over` on any operators."""
 
     def __init__(
