@@ -23,10 +23,8 @@ Similarities are Neo4j's: (1 + cosine) / 2, what ``vector.similarity.cosine`` re
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, TypeVar
@@ -42,6 +40,7 @@ from cogmem.retrieval.adjacency import (
     traverse_rows,
 )
 from cogmem.retrieval.lexical import LexicalIndex
+from cogmem.retrieval.scan import products
 from cogmem.retrieval.topk import best_rows
 
 TURN = "Turn"
@@ -356,12 +355,13 @@ class GroupVectors:
         size on all cores and its worker then spins, taking the core that a concurrent
         search's forward pass needs. With 4 clients on 2 cores that cost 13 % of the
         searches per second (benchmarks/results/load_test.md). A large view is split
-        between the cores instead, on threads that sleep when idle (:func:`_products`)."""
+        between the cores instead, on threads that sleep when idle
+        (:func:`cogmem.retrieval.scan.products`)."""
         known = self._scored(view, query)
         if known is not None:
             return known
         q = np.asarray(query, np.float32)
-        scores = _products(view.matrix, q)
+        scores = products(view.matrix, q)
         same_view = [m for m in self._memo if m[0] is view]  # an old view is let go
         self._memo = ((view, q.copy(), scores), *same_view[: _MEMO_QUERIES - 1])
         return scores
@@ -449,35 +449,6 @@ class GroupVectors:
                 if a >= 0:
                     out[n] = (1.0 + next(sims)) / 2.0
         return out
-
-
-_SPLIT_ROWS = 50_000
-"""From this many rows a pass is split between the cores: 170k rows 21.5 → 13.1 ms on 2."""
-_SPLITTER: list[ThreadPoolExecutor] = []
-_SPLITTER_LOCK = threading.Lock()
-
-
-def _products(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``matrix @ q`` by numpy's own loop, rows split between the cores when there are
-    many (each part is the same per-row product: the result is the same to the bit)."""
-    parts = min(os.cpu_count() or 1, 4)
-    if len(matrix) < _SPLIT_ROWS or parts < 2:
-        return np.einsum("ij,j->i", matrix, q)
-    with _SPLITTER_LOCK:
-        if not _SPLITTER:
-            _SPLITTER.append(ThreadPoolExecutor(parts - 1, thread_name_prefix="cogmem-scan"))
-    out = np.empty(len(matrix), np.float32)
-    bounds = np.linspace(0, len(matrix), parts + 1).astype(int)
-
-    def part(n: int) -> None:
-        a, b = bounds[n], bounds[n + 1]
-        out[a:b] = np.einsum("ij,j->i", matrix[a:b], q)
-
-    others = [_SPLITTER[0].submit(part, n) for n in range(1, parts)]
-    part(0)
-    for other in others:
-        other.result()
-    return out
 
 
 _MEMO_QUERIES = 3

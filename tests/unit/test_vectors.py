@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cogmem.retrieval import adjacency
-from cogmem.retrieval import vectors as vectors_module
+from cogmem.retrieval import adjacency, scan
 from cogmem.retrieval.vectors import GroupVectors
 
 
@@ -121,12 +120,12 @@ def test_similarity_of_a_few_rows_equals_the_full_pass_to_the_bit() -> None:
 
 
 def test_a_pass_split_between_threads_equals_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vectors_module, "_SPLIT_ROWS", 10)
-    monkeypatch.setattr(vectors_module.os, "cpu_count", lambda: 3)  # uneven parts
+    monkeypatch.setattr(scan, "_SPLIT_ROWS", 10)
+    monkeypatch.setattr(scan.os, "cpu_count", lambda: 3)  # uneven parts
     rng = np.random.default_rng(2)
     matrix = rng.normal(size=(1001, 24)).astype(np.float32)
     q = rng.normal(size=24).astype(np.float32)
-    assert np.array_equal(vectors_module._products(matrix, q), np.einsum("ij,j->i", matrix, q))
+    assert np.array_equal(scan.products(matrix, q), np.einsum("ij,j->i", matrix, q))
 
 
 def test_a_row_written_again_replaces_its_vector_without_a_duplicate() -> None:
