@@ -141,10 +141,9 @@ class Operators:
         self._sims: Mapping[str, float] = {}
         self._sims_for: np.ndarray | None = None
         # what does not depend on the question's vector, kept for a feedback pass: BM25
-        # hits per query, fuzzy scores per question and node
+        # hits per query, and Anchor's candidates per query (with their fuzzy scores),
+        # which its next call re-scores instead of rebuilding
         self._lexical: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
-        self._fuzzy: dict[tuple[str, tuple[str, ...], str], float] = {}
-        # Anchor's candidates per query, which its next call re-scores instead of rebuilding
         self._anchored: dict[tuple[Any, ...], dict[str, dict[str, Candidate]]] = {}
 
     @property
@@ -202,12 +201,14 @@ class Operators:
         BM25 matches among the group's own nodes, all in process (no round trip).
 
         Called again in the same search with the same query (the feedback pass), it reuses
-        the candidates it built the first time, scores overwritten: the earlier result's
-        candidates then hold the new scores."""
+        the candidates it built the first time, their vector scores overwritten (the fuzzy
+        score depends on the question alone): the earlier result's candidates then hold the
+        new scores."""
         vectors = self.vectors
         found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
         query = (question, tuple(terms), None if types is None else tuple(types), pool, with_turns)
         built = self._anchored.setdefault(query, {"record": {}, "turn": {}})
+        fresh: list[Candidate] = []  # records built by this call: fuzzy score still to come
 
         def add(kind: str, node_id: str, step: str, lexical: float, vector: float) -> None:
             cand = found[kind].get(node_id)
@@ -218,13 +219,16 @@ class Operators:
             cand = built[kind].get(node_id)
             if cand is not None:
                 cand.bm25, cand.vector, cand.path = float(lexical), float(vector), [step]
-                cand.fuzzy = cand.score = 0.0
                 found[kind][node_id] = cand
                 return
             fields = vectors.node_as(node_id, _candidate_fields)
             if fields is None:  # written after this search read the group: next one sees it
                 return
-            found[kind][node_id] = built[kind][node_id] = _scored(fields, lexical, vector, step)
+            cand = found[kind][node_id] = built[kind][node_id] = _scored(
+                fields, lexical, vector, step
+            )
+            if kind == "record":
+                fresh.append(cand)
 
         for node_id, sim in vectors.top(vec, turns=False, types=types, k=pool):
             add("record", node_id, "anchor:vector", 0.0, sim)
@@ -242,13 +246,10 @@ class Operators:
             sims = vectors.similarity(vec, [node_id for node_id, _ in hits])
             for (node_id, score), sim in zip(hits, sims, strict=True):
                 add(kind, node_id, steps[kind], score, sim)
+        for cand in fresh:
+            cand.fuzzy = fuzzy_score(question, terms, cand)
         records = list(found["record"].values())
-        asked = (question, tuple(terms))
         for cand in records:
-            fuzzy = self._fuzzy.get((*asked, cand.id))
-            if fuzzy is None:
-                fuzzy = self._fuzzy[(*asked, cand.id)] = fuzzy_score(question, terms, cand)
-            cand.fuzzy = fuzzy
             cand.score = LEXICAL_WEIGHT * cand.fuzzy + VECTOR_WEIGHT * cand.vector
         return records, list(found["turn"].values())
 

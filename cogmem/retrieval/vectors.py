@@ -440,10 +440,12 @@ class GroupVectors:
         out = [0.0] * len(ids)
         if known:
             scores = self._scored(view, query)
-            if scores is not None or len(known) * _SUBSET_SHARE >= len(view.ids):
-                picked = (self._scores(view, query) if scores is None else scores)[known]
-            else:  # a few rows of a large view: their own products, the same to the bit
-                picked = np.einsum("ij,j->i", view.matrix[known], np.asarray(query, np.float32))
+            if scores is None and len(known) * _SUBSET_SHARE >= len(view.ids):
+                scores = self._scores(view, query)
+            if scores is None:  # a few rows of a large view: their own products, to the bit
+                picked = products(view.matrix[known], np.asarray(query, np.float32))
+            else:
+                picked = scores[known]
             sims = iter(picked.tolist())
             for n, a in enumerate(at):
                 if a >= 0:
