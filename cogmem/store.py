@@ -228,6 +228,20 @@ class Store:
         """A read statement, on a reader (a secondary in a cluster)."""
         return self._query(name, params, RoutingControl.READ)
 
+    def glance(self, name: str, /, **params: Any) -> list[Row]:
+        """A small read in an auto-commit transaction: one round trip where a managed one
+        takes two (BEGIN, then RUN and COMMIT), for the statement every search runs first
+        (its group's vector state). On an error the driver calls retryable it falls back
+        to :meth:`read`, which retries."""
+        try:
+            with self._errors(), self._session(read=True) as session:
+                self._connect()
+                return self._rows(session.run(statements.load(name), dict(params)))
+        except Neo4jError as exc:
+            if not exc.is_retryable():
+                raise
+        return self.read(name, **params)
+
     def stream(self, name: str, /, **params: Any) -> Iterator[Row]:
         """A read statement whose rows are handed over one at a time as they arrive (a
         large result never sits in memory whole); not retried, so consume it in one go."""

@@ -84,7 +84,6 @@ _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time
 
 _SCORES = frozenset({"bm25", "fuzzy", "vector", "score", "path"})
 _NODE_FIELDS = frozenset(f.name for f in dataclasses.fields(Candidate)) - _SCORES
-_GROUNDED_TURN_FIELDS = ("id", "source_id", "conversation_id", "speaker", "text", "at", "idx")
 
 
 def _when(epoch_s: float | None) -> datetime | None:
@@ -102,6 +101,20 @@ def _candidate_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     if data.get("content") is None:
         data["content"] = row.get("name") or ""
     return data
+
+
+def _turn_row(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A turn as Ground hands it to Evidence (kept per node with the group's copy: it must
+    not be changed)."""
+    return {
+        "id": fields["id"],
+        "source_id": fields["source_id"],
+        "speaker": fields["speaker"],
+        "text": fields["content"],
+        "at": _when(fields.get("at_s")),
+        "idx": fields["idx"],
+        "conversation_id": fields["conversation_id"],
+    }
 
 
 def _candidate(row: Mapping[str, Any], step: str) -> Candidate:
@@ -377,9 +390,9 @@ class Operators:
                 window=max(0, window),
                 per_record=per_record,
             )
-        found = []  # (row, turn fields, record fields) of the turns this search can see
+        found = []  # (row, turn as Evidence shows it, record fields) of the turns seen
         for row in rows:
-            turn = vectors.node(row["id"])
+            turn = vectors.node_as(row["id"], _turn_row)
             if turn is not None:  # else written after this search read the group
                 records = [r for r in map(vectors.node, row["records"]) if r is not None]
                 found.append((row, turn, records))
@@ -390,24 +403,17 @@ class Operators:
             sims_all = iter([0.0] * len(ask))
         out = []
         for row, turn, records in found:
-            sims = [next(sims_all) for _ in range(1 + len(records))]
-            at = _when(turn.get("at_s"))
-            self._turn_rows[row["id"]] = {
-                "id": row["id"],
-                "source_id": turn["source_id"],
-                "speaker": turn["speaker"],
-                "text": turn["content"],
-                "at": at,
-                "idx": turn["idx"],
-                "conversation_id": turn["conversation_id"],
-            }
-            self._record_rows[row["id"]] = [dict(r, turn_id=row["id"]) for r in records]
+            turn_id = row["id"]
+            self._turn_rows[turn_id] = turn
+            self._record_rows[turn_id] = [
+                r if r.get("turn_id") == turn_id else dict(r, turn_id=turn_id) for r in records
+            ]
             out.append(
                 GroundedTurn(
                     record_id=row["record_id"],
                     turn_id=row["turn_id"],
                     offset=row["offset"],
-                    vector=sims[0],
+                    vector=next(sims_all),
                     records=[
                         GroundedRecord(
                             id=r["id"],
@@ -415,11 +421,17 @@ class Operators:
                             source=r["source"],
                             target=r["target"],
                             status=r["status"],
-                            vector=sim,
+                            vector=next(sims_all),
                         )
-                        for r, sim in zip(records, sims[1:], strict=True)
+                        for r in records
                     ],
-                    **{k: self._turn_rows[row["id"]][k] for k in _GROUNDED_TURN_FIELDS},
+                    id=turn_id,
+                    source_id=turn["source_id"],
+                    conversation_id=turn["conversation_id"],
+                    speaker=turn["speaker"],
+                    text=turn["text"],
+                    at=turn["at"],
+                    idx=turn["idx"],
                 )
             )
         return out

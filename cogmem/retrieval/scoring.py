@@ -140,7 +140,7 @@ class RankWeights(BaseModel):
 
 
 # -- a turn's signals -------------------------------------------------------------------
-@dataclass
+@dataclass(slots=True)
 class TurnScore:
     """The signals of one source turn and the scores made from them."""
 
@@ -257,9 +257,10 @@ def score_turns(
     scores: dict[str, TurnScore] = {}
 
     def entry(turn_id: str) -> TurnScore:
-        if turn_id not in scores:
-            scores[turn_id] = TurnScore(id=turn_id)
-        return scores[turn_id]
+        s = scores.get(turn_id)
+        if s is None:
+            s = scores[turn_id] = TurnScore(id=turn_id)
+        return s
 
     top_bm25 = max((t.bm25 for t in turns), default=0.0) or 1.0
     for t in turns:
@@ -293,7 +294,9 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
     """Exact similarities of grounded turns (and their neighbours) and of all their records."""
     subject = subject_of(plan)
     for g in grounded:
-        s = scores.setdefault(g.id, TurnScore(id=g.id))
+        s = scores.get(g.id)
+        if s is None:
+            s = scores[g.id] = TurnScore(id=g.id)
         s.conversation_id, s.idx, s.speaker = g.conversation_id, g.idx, g.speaker
         s.asks = mostly_asks(g.text)
         s.window = max(s.window, in_window(plan.window, g.at, g.at))

@@ -36,5 +36,20 @@ def best_rows(
     if rows.size > FEW and names is not None:
         many = np.lexsort((names()[rows], -scores[rows]))
         return [int(i) for i in rows[many[:k]]]
-    few: list[int] = sorted(rows.tolist(), key=lambda i: (-float(scores[i]), name(i)))
-    return few[:k]
+    picked = scores[rows]
+    order = np.argsort(-picked, kind="stable")
+    best: list[int] = rows[order].tolist()
+    values = picked[order]
+    if not np.any(values[1:] == values[:-1]):  # no ties: the scores alone order them
+        return best[:k]
+    # equal scores (duplicate texts) sit side by side: each run of them goes by name
+    tied = values.tolist()
+    out: list[int] = []
+    start = 0
+    while start < len(best) and len(out) < k:
+        end = start + 1
+        while end < len(best) and tied[end] == tied[start]:
+            end += 1
+        out.extend(sorted(best[start:end], key=name) if end - start > 1 else best[start:end])
+        start = end
+    return out[:k]

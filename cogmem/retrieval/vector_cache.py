@@ -38,7 +38,7 @@ class VectorCache:
         """The group's vectors and persons, brought up to date (one small read when nothing
         changed; the new nodes only when something did)."""
         key = (store.uri or "", store.database or "", group)
-        state = store.read("operators/vector_state", group=group)[0]
+        state = store.glance("operators/vector_state", group=group)[0]
         seq, epoch = int(state["seq"]), int(state["epoch"])
         current = self._current(key)
         if current is not None and current.epoch == epoch and current.seq >= seq:

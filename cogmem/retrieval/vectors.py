@@ -115,7 +115,7 @@ class GroupVectors:
     _text_lock: threading.Lock = field(default_factory=threading.Lock)
     #: the last few questions' scores over a view, newest first (a search with feedback
     #: asks with two vectors, then with the first again)
-    _memo: tuple[tuple[_Rows, np.ndarray, np.ndarray], ...] = ()
+    _memo: tuple[tuple[_Rows, bytes, np.ndarray], ...] = ()
     #: the matrix's storage: the view's matrix is its first rows, the rest spare
     _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
@@ -329,8 +329,10 @@ class GroupVectors:
         if candidates.size == 0:
             return []
         scores = self._scores(view, query)[candidates]
-        best = _nearest(view, candidates, scores, k)
-        return [(view.ids[candidates[i]], float((1.0 + scores[i]) / 2.0)) for i in best]
+        best = np.asarray(_nearest(view, candidates, scores, k), np.intp)
+        ids = view.ids
+        sims = ((1.0 + scores[best]) / 2.0).tolist()
+        return [(ids[r], s) for r, s in zip(candidates[best].tolist(), sims, strict=True)]
 
     def record_sims(self, query: np.ndarray, k: int) -> RowSims:
         """The similarity to ``query`` of the ``k`` nearest memory records (all of them in a
@@ -363,13 +365,14 @@ class GroupVectors:
         q = np.asarray(query, np.float32)
         scores = products(view.matrix, q)
         same_view = [m for m in self._memo if m[0] is view]  # an old view is let go
-        self._memo = ((view, q.copy(), scores), *same_view[: _MEMO_QUERIES - 1])
+        self._memo = ((view, q.tobytes(), scores), *same_view[: _MEMO_QUERIES - 1])
         return scores
 
     def _scored(self, view: _Rows, query: np.ndarray) -> np.ndarray | None:
         """The scores of ``query`` over ``view`` when a recent pass computed them."""
+        key = np.asarray(query, np.float32).tobytes()
         for seen, q, scores in self._memo:
-            if seen is view and np.array_equal(q, query):
+            if seen is view and q == key:
                 return scores
         return None
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from neo4j import GraphDatabase
+from neo4j.exceptions import Neo4jError
 
 from cogmem.api import Memory
 from cogmem.config import Settings, load_settings
@@ -239,3 +240,46 @@ def test_llm_failures_are_retried_then_fall_back_and_are_counted(
     from_heuristic = [r for r in rows if first in r["turn_texts"] and r["type"] == "Event"]
     assert from_heuristic, "the failed turn was extracted by the heuristic fallback"
     assert mem.counts()["labels"]["Turn"] == 4
+
+
+# -- the read every search starts with -------------------------------------------------
+
+
+class _FailingSession:
+    """A real read session whose statements fail with ``code`` before reaching the server."""
+
+    def __init__(self, session: Any, code: str, tried: list[str]) -> None:
+        self.session, self.code, self.tried = session, code, tried
+
+    def __enter__(self) -> _FailingSession:
+        self.session.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.session.__exit__(*exc)
+
+    def run(self, *args: object, **kwargs: object) -> None:
+        self.tried.append(self.code)
+        raise Neo4jError._hydrate_neo4j(code=self.code, message="injected by the test")
+
+
+def test_the_search_state_read_falls_back_to_a_retried_read_on_a_transient_error(
+    store: Store, group: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = store._session
+    tried: list[str] = []
+    transient = "Neo.TransientError.Transaction.DeadlockDetected"
+    monkeypatch.setattr(
+        store, "_session", lambda read=False: _FailingSession(real(read), transient, tried)
+    )
+    # the auto-commit read failed once; the managed read behind it answered
+    assert store.glance("operators/vector_state", group=group) == [{"seq": 0, "epoch": 0}]
+    assert tried == [transient]
+
+    syntax = "Neo.ClientError.Statement.SyntaxError"
+    monkeypatch.setattr(
+        store, "_session", lambda read=False: _FailingSession(real(read), syntax, tried)
+    )
+    with pytest.raises(Neo4jError):  # not retryable: raised as it is
+        store.glance("operators/vector_state", group=group)
+    assert tried == [transient, syntax]

@@ -52,3 +52,16 @@ def test_many_ties_are_ordered_by_name_in_numpy_too() -> None:
     assert [names[i] for i in at_once] == sorted(names[i] for i in np.flatnonzero(scores == 2.0))[
         :50
     ]
+
+
+@given(
+    st.lists(st.floats(-1.0, 1.0, width=32), min_size=1, max_size=80, unique=True),
+    st.integers(min_value=1, max_value=20),
+)
+def test_distinct_scores_take_the_quick_path_to_the_same_order(values: list[float], k: int) -> None:
+    scores = np.array(values, np.float32)
+    names = [f"id-{i:02d}" for i in range(len(values))]
+    expected = sorted(range(len(values)), key=lambda i: (-float(scores[i]), names[i]))[:k]
+    got = best_rows(scores, k, names.__getitem__)
+    assert got == expected
+    assert all(isinstance(i, int) for i in got)
