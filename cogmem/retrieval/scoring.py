@@ -252,9 +252,14 @@ def score_turns(
     graph_hits: Iterable[Candidate],
 ) -> dict[str, TurnScore]:
     """The signals of every turn that Anchor found, or that holds a record Anchor or a graph
-    step found (only admissible records count)."""
+    step found (only admissible records count).
+
+    A search calls this for a few hundred candidates, twice: the rules that only matter for
+    claims (:func:`admissible`, :func:`claim_bonus`) and for a question with a time window
+    (:func:`candidate_in_window`) are asked only where they can change something."""
     turns = list(turns)
     scores: dict[str, TurnScore] = {}
+    window = plan.window
 
     def entry(turn_id: str) -> TurnScore:
         s = scores.get(turn_id)
@@ -267,25 +272,32 @@ def score_turns(
         s = entry(t.id)
         s.conversation_id, s.idx, s.speaker = t.conversation_id, t.idx, t.speaker
         s.asks = mostly_asks(t.content)
-        s.window = max(s.window, candidate_in_window(plan.window, t))
+        if window is not None:
+            s.window = max(s.window, candidate_in_window(window, t))
         s.bm25 = max(s.bm25, t.bm25 / top_bm25)
-        s.turn_cos = max(s.turn_cos, cosine(t.vector))
+        s.turn_cos = max(s.turn_cos, 2.0 * t.vector - 1.0)
         s.paths.extend(t.path)
     subject = subject_of(plan)
     for rec in records:
-        if not rec.turn_id or not admissible(plan, rec, subject):
+        claim = rec.type == RecordType.CLAIM
+        if not rec.turn_id or (claim and not admissible(plan, rec, subject)):
             continue
         s = entry(rec.turn_id)
-        s.record_cos = max(s.record_cos, cosine(rec.vector))
-        s.claim = max(s.claim, claim_bonus(plan, rec))
-        s.window = max(s.window, candidate_in_window(plan.window, rec))
+        s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
+        if claim:
+            s.claim = max(s.claim, claim_bonus(plan, rec))
+        if window is not None:
+            s.window = max(s.window, candidate_in_window(window, rec))
     for rec in graph_hits:
-        if not rec.turn_id or not admissible(plan, rec, subject):
+        claim = rec.type == RecordType.CLAIM
+        if not rec.turn_id or (claim and not admissible(plan, rec, subject)):
             continue
         s = entry(rec.turn_id)
-        s.graph = max(s.graph, max(cosine(rec.vector), 0.0))
-        s.claim = max(s.claim, claim_bonus(plan, rec))
-        s.window = max(s.window, candidate_in_window(plan.window, rec))
+        s.graph = max(s.graph, max(2.0 * rec.vector - 1.0, 0.0))
+        if claim:
+            s.claim = max(s.claim, claim_bonus(plan, rec))
+        if window is not None:
+            s.window = max(s.window, candidate_in_window(window, rec))
         s.paths.append("/".join(rec.path))
     return scores
 
@@ -293,19 +305,22 @@ def score_turns(
 def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[GroundedTurn]) -> None:
     """Exact similarities of grounded turns (and their neighbours) and of all their records."""
     subject = subject_of(plan)
+    window = plan.window
     for g in grounded:
         s = scores.get(g.id)
         if s is None:
             s = scores[g.id] = TurnScore(id=g.id)
         s.conversation_id, s.idx, s.speaker = g.conversation_id, g.idx, g.speaker
         s.asks = mostly_asks(g.text)
-        s.window = max(s.window, in_window(plan.window, g.at, g.at))
-        s.turn_cos = max(s.turn_cos, cosine(g.vector))
+        if window is not None:
+            s.window = max(s.window, in_window(window, g.at, g.at))
+        s.turn_cos = max(s.turn_cos, 2.0 * g.vector - 1.0)
         for rec in g.records:
-            if not admissible(plan, rec, subject):
-                continue
-            s.record_cos = max(s.record_cos, cosine(rec.vector))
-            s.claim = max(s.claim, claim_bonus(plan, rec))
+            if rec.type == RecordType.CLAIM:
+                if not admissible(plan, rec, subject):
+                    continue
+                s.claim = max(s.claim, claim_bonus(plan, rec))
+            s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
 
 
 # -- combining them ---------------------------------------------------------------------
@@ -351,21 +366,40 @@ def question_factor(w: RankWeights, asks: bool) -> float:
 
 
 def finish(plan: Plan, weights: RankWeights, scores: dict[str, TurnScore]) -> None:
-    """Base score of every turn, then neighbour inheritance and speaker preference."""
+    """Base score of every turn, then neighbour inheritance and speaker preference
+    (:func:`combine`, :func:`inherited`, :func:`speaker_factor` and
+    :func:`question_factor`, written out: this runs for every candidate turn, three times a
+    search)."""
     w = weights.for_intent(plan.intent)
+    bm25, turn_vector, record_vector = w.bm25, w.turn_vector, w.record_vector
+    graph, claim, in_window_w = w.graph, w.claim, w.window
     for s in scores.values():
-        s.base = combine(w, s)
+        s.base = (
+            bm25 * s.bm25
+            + turn_vector * max(s.turn_cos, 0.0)
+            + record_vector * max(s.record_cos, 0.0)
+            + graph * s.graph
+            + claim * s.claim
+            + in_window_w * s.window
+        )
     by_pos = {(s.conversation_id, s.idx): s for s in scores.values() if s.idx is not None}
     preferred = preferred_speaker(plan)
+    raised = 1.0 + w.speaker
+    damped = 1.0 - w.question
+    previous, following = w.previous, w.following
     for s in scores.values():
         prev = foll = None
         if s.idx is not None:
             prev = by_pos.get((s.conversation_id, s.idx - 1))
             foll = by_pos.get((s.conversation_id, s.idx + 1))
         s.final = (
-            inherited(w, s, prev, foll)
-            * speaker_factor(w, s.speaker, preferred)
-            * question_factor(w, s.asks)
+            (
+                s.base
+                + previous * (prev.base if prev else 0.0)
+                + following * (foll.base if foll else 0.0)
+            )
+            * (raised if preferred is not None and s.speaker == preferred else 1.0)
+            * (damped if s.asks else 1.0)
         )
 
 
