@@ -280,7 +280,7 @@ class Memory:
         # read and the turn's records are extracted
         turn_text = speaker_text(speaker.strip(), text)
         ahead = {turn_text: embed_ahead(self.embedder, turn_text)}
-        (live,) = self.store.read(
+        (live,) = self.store.glance(
             "ingest/live_context",
             group_id=self.group,
             conversation_id=conversation_id(self.group, conversation),

@@ -230,9 +230,9 @@ class Store:
 
     def glance(self, name: str, /, **params: Any) -> list[Row]:
         """A small read in an auto-commit transaction: one round trip where a managed one
-        takes two (BEGIN, then RUN and COMMIT), for the statement every search runs first
-        (its group's vector state). On an error the driver calls retryable it falls back
-        to :meth:`read`, which retries."""
+        takes two (BEGIN, then RUN and COMMIT), for the reads that start every search (its
+        group's vector state) and every live turn (its conversation's tail). On an error
+        the driver calls retryable it falls back to :meth:`read`, which retries."""
         try:
             with self._errors(), self._session(read=True) as session:
                 self._connect()
