@@ -82,25 +82,33 @@ INTERSECT_RELS: tuple[RelType, ...] = (
 _EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
 
 
-_SCORES = frozenset({"bm25", "fuzzy", "vector", "score", "path"})
-_NODE_FIELDS = frozenset(f.name for f in dataclasses.fields(Candidate)) - _SCORES
+_SCORES = ("bm25", "fuzzy", "vector", "score", "path")
+_FIELDS = dataclasses.fields(Candidate)
+if tuple(f.name for f in _FIELDS[-len(_SCORES) :]) != _SCORES:  # _scored relies on it
+    raise TypeError(f"Candidate's last fields must be {_SCORES}")
+_NODE_FIELDS = tuple(f.name for f in _FIELDS[: -len(_SCORES)])
+_NODE_DEFAULTS = tuple(f.default for f in _FIELDS[: -len(_SCORES)])
 
 
 def _when(epoch_s: float | None) -> datetime | None:
     return datetime.fromtimestamp(epoch_s, UTC) if epoch_s is not None else None
 
 
-def _candidate_fields(row: Mapping[str, Any]) -> dict[str, Any]:
-    """What a candidate takes of a node's fields, scores left out (times arrive as epoch
-    seconds: cheap to read). A search asks this of the same nodes again and again, so
-    Anchor keeps it with the group's copy (:meth:`GroupVectors.node_as`)."""
-    data = {k: v for k, v in row.items() if k in _NODE_FIELDS and v is not None}
+def _candidate_fields(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a candidate takes of a node's fields, scores left out, in :class:`Candidate`'s
+    order (a missing or null field takes its default; times arrive as epoch seconds: cheap
+    to read). A search asks this of the same nodes again and again, so Anchor keeps it with
+    the group's copy (:meth:`GroupVectors.node_as`)."""
+    data = {k: v for k, v in row.items() if v is not None}
     for key, field in _EPOCH_FIELDS.items():
         if row.get(key) is not None:
             data[field] = datetime.fromtimestamp(row[key], UTC)
     if data.get("content") is None:
         data["content"] = row.get("name") or ""
-    return data
+    return tuple(
+        data[name] if default is dataclasses.MISSING else data.get(name, default)
+        for name, default in zip(_NODE_FIELDS, _NODE_DEFAULTS, strict=True)
+    )
 
 
 def _turn_row(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,9 +131,11 @@ def _candidate(row: Mapping[str, Any], step: str) -> Candidate:
 
 
 def _scored(
-    fields: dict[str, Any], lexical: float | None, vector: float | None, step: str
+    fields: tuple[Any, ...], lexical: float | None, vector: float | None, step: str
 ) -> Candidate:
-    return Candidate(**fields, bm25=float(lexical or 0.0), vector=float(vector or 0.0), path=[step])
+    """A candidate from :func:`_candidate_fields`: BM25 ``lexical``, ``vector``, no fuzzy or
+    fused score yet, reached by ``step``."""
+    return Candidate(*(*fields, float(lexical or 0.0), 0.0, float(vector or 0.0), 0.0, [step]))
 
 
 def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
@@ -477,7 +487,9 @@ class Operators:
         return out
 
     def turns(self, turn_ids: list[str]) -> list[dict[str, Any]]:
-        """Turns by id, with what Evidence shows (from the last Ground where it can)."""
+        """Turns by id, with what Evidence shows (from the last Ground where it can: those
+        rows are kept with the group's copy and shared by searches, so read them, do not
+        change them)."""
         if not turn_ids:
             return []
         rows = [self._turn_rows[t] for t in turn_ids if t in self._turn_rows]
