@@ -7,8 +7,8 @@ Evidence is judged by the turn it comes from, so the ranking scores source turns
   steps that reached its records, a bonus for the asked holder's claims on opinion and
   update questions, and whether it falls in the question's time window (:func:`combine`);
 * its **final** score adds a share of its neighbours' base scores — an answer follows its
-  question (:func:`inherited`) — is raised when the one person asked about said it
-  (:func:`speaker_factor`) and damped when it only asks (:func:`question_factor`).
+  question — is raised when the one person asked about said it and damped when it only
+  asks (:func:`finish`).
 
 Opinions are not records: for "what does X think of Y" the claims of X about Y rank first;
 otherwise another speaker's claim is never counted as the subject's record
@@ -336,17 +336,6 @@ def combine(w: RankWeights, s: TurnScore) -> float:
     )
 
 
-def inherited(
-    w: RankWeights, s: TurnScore, previous: TurnScore | None, following: TurnScore | None
-) -> float:
-    """The base score plus a share of the neighbouring turns' base scores."""
-    return (
-        s.base
-        + w.previous * (previous.base if previous else 0.0)
-        + w.following * (following.base if following else 0.0)
-    )
-
-
 def preferred_speaker(plan: Plan) -> str | None:
     """Whose turns to raise: the holder on opinion and update questions (an opinion is its
     holder's own words), else the one person a question names, else nobody."""
@@ -356,32 +345,15 @@ def preferred_speaker(plan: Plan) -> str | None:
     return next(iter(speakers)) if len(speakers) == 1 else None
 
 
-def speaker_factor(w: RankWeights, speaker: str | None, preferred: str | None) -> float:
-    return 1.0 + w.speaker if preferred is not None and speaker == preferred else 1.0
-
-
-def question_factor(w: RankWeights, asks: bool) -> float:
-    """A turn that only asks is rarely the evidence; its answer is."""
-    return 1.0 - w.question if asks else 1.0
-
-
 def finish(plan: Plan, weights: RankWeights, scores: dict[str, TurnScore]) -> None:
-    """Base score of every turn, then neighbour inheritance and speaker preference
-    (:func:`combine`, :func:`inherited`, :func:`speaker_factor` and
-    :func:`question_factor`, written out: this runs for every candidate turn, three times a
-    search)."""
+    """Base score of every turn (:func:`combine`), then its final score: the base plus a
+    share of the previous and the following turn's base (an answer follows its question),
+    times ``1 + speaker`` for a turn of the preferred speaker, times ``1 - question`` for a
+    turn that only asks (rarely the evidence; its answer is). Written out in one loop: this
+    runs for every candidate turn, three times a search."""
     w = weights.for_intent(plan.intent)
-    bm25, turn_vector, record_vector = w.bm25, w.turn_vector, w.record_vector
-    graph, claim, in_window_w = w.graph, w.claim, w.window
     for s in scores.values():
-        s.base = (
-            bm25 * s.bm25
-            + turn_vector * max(s.turn_cos, 0.0)
-            + record_vector * max(s.record_cos, 0.0)
-            + graph * s.graph
-            + claim * s.claim
-            + in_window_w * s.window
-        )
+        s.base = combine(w, s)
     by_pos = {(s.conversation_id, s.idx): s for s in scores.values() if s.idx is not None}
     preferred = preferred_speaker(plan)
     raised = 1.0 + w.speaker
