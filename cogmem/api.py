@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from concurrent.futures import Future
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -24,6 +25,7 @@ from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
 from cogmem.ingest.ids import conversation_id
 from cogmem.ingest.ingestor import KnownVectors, embed_ahead
 from cogmem.ingest.rows import speaker_text
+from cogmem.live import live_turn
 from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
 from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
@@ -272,35 +274,62 @@ class Memory:
         session: str | None = None,
         source_id: str | None = None,
     ) -> IngestSummary:
-        """Append one turn of a live chat to ``conversation`` (created on first use).
+        """Append one turn of a live chat to ``conversation`` (created on first use) and
+        return once it is written. :meth:`queue_turn` returns at once instead.
 
         ``at``: when it was said (default: now); a naive datetime is taken as UTC."""
+        turn = live_turn(speaker, text, at, conversation, session)
+        self.clients.live.settle(self.group)  # after the turns queued before it
+        return self._append(turn, source_id)
+
+    def queue_turn(
+        self,
+        speaker: str,
+        text: str,
+        at: datetime | None = None,
+        conversation: str = "live",
+        session: str | None = None,
+        source_id: str | None = None,
+    ) -> Future[IngestSummary]:
+        """Append one turn of a live chat without waiting for its write: the turn is
+        checked and time-stamped (``at`` default: now) here, written by a background
+        thread in the order turns were queued, exactly as :meth:`add_turn` writes it.
+
+        A search of this group through these clients waits for the turns queued before it;
+        :meth:`flush` waits for all and raises :class:`~cogmem.live.LiveWriteError` if a
+        write failed; ``close()`` writes what is queued (see :mod:`cogmem.live`)."""
+        turn = live_turn(speaker, text, at, conversation, session)
+        label = f"of {turn.speaker!r} in {turn.conversation!r} at {turn.at}"
+        return self.clients.live.submit(self.group, label, lambda: self._append(turn, source_id))
+
+    def flush(self) -> None:
+        """Wait until every queued live turn (:meth:`queue_turn`) is written; raises
+        :class:`~cogmem.live.LiveWriteError` for a write that failed since the last flush."""
+        self.clients.live.flush()
+
+    def _append(self, draft: Turn, source_id: str | None) -> IngestSummary:
+        """Write one live turn after its conversation's last: ``draft`` (from
+        :func:`~cogmem.live.live_turn`) gets its index here, and ``source_id`` or
+        ``T<index>``."""
         self.ensure_schema()
         # the turn's vector depends only on its text: computed while the conversation is
         # read and the turn's records are extracted
-        turn_text = speaker_text(speaker.strip(), text)
+        turn_text = speaker_text(draft.speaker, draft.text)
         ahead = {turn_text: embed_ahead(self.embedder, turn_text)}
         (live,) = self.store.glance(
             "ingest/live_context",
             group_id=self.group,
-            conversation_id=conversation_id(self.group, conversation),
+            conversation_id=conversation_id(self.group, draft.conversation),
         )
         tail = live["tail"][0] if live["tail"] else None
         index = int(tail["idx"]) + 1 if tail else 0
-        turn = Turn(
-            conversation=conversation,
-            session=session or "1",
-            session_index=int(session) if session and session.isdigit() else 1,
-            index=index,
-            source_id=source_id or f"T{index}",
-            speaker=speaker.strip(),
-            text=text,
-            at=at or datetime.now(UTC),
-        )
-        speakers = [speaker.strip()]
+        turn = draft.model_copy(update={"index": index, "source_id": source_id or f"T{index}"})
+        speakers = [turn.speaker]
         if tail and tail["speaker"] and tail["speaker"] != turn.speaker:
             speakers.append(tail["speaker"])
-        conv = Conversation(id=conversation, speakers=speakers, turns=[turn], source_format="live")
+        conv = Conversation(
+            id=turn.conversation, speakers=speakers, turns=[turn], source_format="live"
+        )
         stored = live["conversation"][0] if live["conversation"] else None
         unchanged = bool(
             stored and stored["complete"] and turn.speaker in (stored["speakers"] or [])
@@ -331,6 +360,7 @@ class Memory:
         the group holds times without a time zone (repair: ``cogmem doctor --fix``)."""
         check_question(question)
         self.ensure_schema()
+        self.clients.live.settle(self.group)  # reads the turns queued before it
         try:
             with self.clients.search_slots:  # at most search_concurrency at once
                 return self.controller().run(question, k=k, dedupe=dedupe)
@@ -392,6 +422,7 @@ class Memory:
         if unknown:
             raise ValueError(f"unknown consolidation job(s): {', '.join(unknown)}")
         self.ensure_schema()
+        self.clients.live.settle(self.group)
         try:
             return run_consolidation(
                 self.store,
@@ -420,6 +451,7 @@ class Memory:
         ``embeddings=False`` (write it with :func:`cogmem.transfer.write_export`)."""
         from cogmem.transfer import export_group
 
+        self.clients.live.settle(self.group)
         return export_group(self, embeddings=embeddings)
 
     def import_(
@@ -436,6 +468,7 @@ class Memory:
     # -- inspection ------------------------------------------------------------------
     def counts(self) -> dict[str, Any]:
         """Node count, nodes by label and relationships by type, for this group."""
+        self.clients.live.settle(self.group)
         row = self.store.read("admin/count_group", group=self.group)[0]
         return {
             "nodes": row["nodes"],
@@ -456,6 +489,7 @@ class Memory:
     def stats(self) -> dict[str, Any]:
         """This group at a glance: turns (and the time they span), conversations, records
         by type label, relationships by type, the last ingest."""
+        self.clients.live.settle(self.group)
         span = self.store.read("inspect/group_turn_span", group=self.group)[0]
         counts = self.counts()
         labels = counts["labels"]
@@ -496,6 +530,7 @@ class Memory:
 
     def turns(self) -> list[Row]:
         """This group's turns, in conversation order."""
+        self.clients.live.settle(self.group)
         return self.store.read("inspect/turns", group=self.group)
 
     def records(self) -> list[Row]:
@@ -515,6 +550,7 @@ class Memory:
     def forget(self, batch: int = 5000) -> int:
         """Delete every node and relationship of this group; returns the nodes deleted."""
         total = 0
+        self.clients.live.settle(self.group)  # no queued turn written after the delete
         self._known_vectors.clear()
         while True:
             deleted = self.store.write("admin/forget_group", group=self.group, batch=batch)

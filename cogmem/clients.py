@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from cogmem.config import ConfigError, Settings
 from cogmem.embed import Embedder, embedder_identity, make_embedder
 from cogmem.extract import Extractor, HeuristicExtractor
+from cogmem.live import LiveQueue
 from cogmem.retrieval.router import LLMRouter, Router, RuleRouter
 from cogmem.store import Store
 
@@ -127,6 +128,8 @@ class Clients:
         self._router = router
         self._lock = threading.RLock()
         self._closed = False
+        #: the writer of queued live turns (:meth:`cogmem.api.Memory.queue_turn`)
+        self.live = LiveQueue()
         slots = settings.search_concurrency or max(2, os.cpu_count() or 1)
         #: taken by each search (see ``Settings.search_concurrency``)
         self.search_slots = FairSlots(slots)
@@ -187,6 +190,9 @@ class Clients:
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
         """Close what these Clients built (the LLM client, the Store's own driver)."""
+        # queued live turns are written first, outside the lock: their writes may still
+        # build a client (the embedder, on first use) under it
+        self.live.close()
         with self._lock:
             if self._closed:
                 return

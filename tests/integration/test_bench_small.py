@@ -137,6 +137,10 @@ def test_ingest_bench_small(settings: Settings, store: Store, tmp_path: Path) ->
     assert check.records_without_evidence == 0 and check.quotes_not_in_turn == 0
     assert not check.reingest_changed_counts
     assert report.add_turn is not None and report.add_turn.turns == 3
+    queued = report.add_turn
+    assert 0 < queued.queued_p50_ms <= queued.queued_max_ms
+    assert queued.written_p50_ms > queued.queued_p50_ms  # a write takes longer than the call
+    assert "`Memory.queue_turn`" in markdown(report)
     assert report.raw_embed_seconds > 0 and report.fraction_of_raw > 0
     rss = report.cli_rss
     assert rss is not None and rss.peak_rss_mib > 90  # the 91 MB model is in it

@@ -1,0 +1,148 @@
+"""Live turns written behind the caller: :meth:`cogmem.api.Memory.queue_turn`.
+
+A live turn costs its forward passes, a context read and one write transaction: tens of
+milliseconds on a small CPU, more than a chat loop should wait for before it replies. The
+queue takes the turn (validated, its time stamped), returns at once, and one writer thread
+per :class:`~cogmem.clients.Clients` appends queued turns in the order they were queued,
+each exactly as :meth:`~cogmem.api.Memory.add_turn` would.
+
+Consistency: a search through any :class:`~cogmem.api.Memory` of the same group, sharing
+these clients, first waits for the group's queued turns (:meth:`LiveQueue.settle`), so it
+reads what was queued before it. Other processes see a turn once it is written.
+
+Durability: a queued turn is in this process's memory until its write commits. ``close()``
+and the end of the interpreter wait for the queue; a crash loses what was queued and not
+yet written (re-sending it is safe: a turn's id is its position in its conversation).
+
+Failures: a write that fails (the server gone past the driver's retries) fails that turn's
+future; :meth:`LiveQueue.flush` raises :class:`LiveWriteError` for the first failure since
+the last flush, and the failure is logged when it happens.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from cogmem.models import Turn
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def live_turn(
+    speaker: str,
+    text: str,
+    at: datetime | None = None,
+    conversation: str = "live",
+    session: str | None = None,
+) -> Turn:
+    """A live turn as the caller gave it, checked before anything is written: its index
+    (its conversation's next) and source id are set when it is written. ``at`` default: now,
+    taken here (a queued turn keeps the time it was said); a naive datetime is UTC.
+
+    Raises :class:`ValueError` with a one-line message for a blank speaker or conversation
+    or a text that is not a string."""
+    if not isinstance(speaker, str) or not speaker.strip():
+        raise ValueError("the speaker is empty: say who said the turn, e.g. 'alice'")
+    if not isinstance(conversation, str) or not conversation.strip():
+        raise ValueError("the conversation is empty: name it, e.g. 'live'")
+    if not isinstance(text, str):
+        raise ValueError(f"the text must be a string, not {type(text).__name__}")
+    return Turn(
+        conversation=conversation,
+        session=session or "1",
+        session_index=int(session) if session and session.isdigit() else 1,
+        index=0,
+        source_id="draft",
+        speaker=speaker.strip(),
+        text=text,
+        at=at or datetime.now(UTC),
+    )
+
+
+class LiveWriteError(RuntimeError):
+    """A queued live turn could not be written; ``failures`` counts them since the last
+    flush, ``__cause__`` is the first one's error."""
+
+    def __init__(self, message: str, failures: int) -> None:
+        super().__init__(message)
+        self.failures = failures
+
+
+class LiveQueue:
+    """One writer thread, first in first out, for the live turns of every group."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self._last: dict[str, Future[Any]] = {}  # each group's latest queued write
+        self._failures: list[tuple[str, BaseException]] = []
+        self._closed = False
+
+    def submit(self, group: str, label: str, work: Callable[[], T]) -> Future[T]:
+        """Queue ``work`` (one turn's write, ``label`` names it in errors) for ``group``."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Memory is closed: open a new one to add turns")
+            if self._executor is None:
+                # not a daemon: the interpreter waits for queued turns before it exits
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="cogmem-live")
+            future = self._executor.submit(work)
+            self._last[group] = future
+        future.add_done_callback(lambda done: self._done(group, label, done))
+        return future
+
+    def _done(self, group: str, label: str, future: Future[Any]) -> None:
+        exc = future.exception()
+        with self._lock:
+            if self._last.get(group) is future:
+                del self._last[group]
+            if exc is not None:
+                self._failures.append((label, exc))
+        if exc is not None:
+            log.error("live turn %s of group %r not written: %s", label, group, exc)
+
+    def pending(self, group: str | None = None) -> bool:
+        """Whether turns of ``group`` (of any group when None) are queued or being written."""
+        with self._lock:
+            return bool(self._last) if group is None else group in self._last
+
+    def settle(self, group: str) -> None:
+        """Wait until the turns queued for ``group`` so far are written (or failed)."""
+        with self._lock:
+            last = self._last.get(group)
+        if last is not None:
+            wait_all([last])  # FIFO: the group's earlier turns are done before its last
+
+    def flush(self) -> None:
+        """Wait for every queued turn; raise :class:`LiveWriteError` for the first write
+        that failed since the last flush (the failures are then forgotten)."""
+        with self._lock:
+            waiting = list(self._last.values())
+        wait_all(waiting)
+        with self._lock:
+            failures, self._failures = self._failures, []
+        if failures:
+            label, first = failures[0]
+            more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise LiveWriteError(
+                f"live turn {label} was not written{more}: {first}", len(failures)
+            ) from first
+
+    def close(self) -> None:
+        """Write what is queued, then stop the writer; later submits raise."""
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
+
+
+__all__ = ["LiveQueue", "LiveWriteError", "live_turn"]
