@@ -82,7 +82,8 @@ class Remembered(BaseModel):
     group: str
     conversation: str
     turns: int
-    records: dict[str, int]
+    records: dict[str, int]  # by type; empty for a queued turn (not extracted yet)
+    queued: bool = False  # answered once queued: written behind, in order (Memory.queue_turn)
 
 
 class ContextOut(BaseModel):
@@ -170,9 +171,17 @@ class Service:
         text: str,
         time: datetime | None = None,
         conversation: str = "live",
+        wait: bool = True,
     ) -> Remembered:
+        """``wait=False``: queue the turn (:meth:`~cogmem.api.Memory.queue_turn`) and answer
+        at once; this group's later searches wait for it, a failed write is logged."""
         mem = self.authorize(grant, group, write=True)
         at = time if time is None or time.tzinfo else time.replace(tzinfo=UTC)
+        if not wait:
+            mem.queue_turn(speaker=speaker, text=text, at=at, conversation=conversation)
+            return Remembered(
+                group=mem.group, conversation=conversation, turns=1, records={}, queued=True
+            )
         summary = mem.add_turn(speaker=speaker, text=text, at=at, conversation=conversation)
         return Remembered(
             group=mem.group, conversation=conversation, turns=summary.turns, records=summary.records

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
+from fastapi import FastAPI, File, Form, HTTPException, Request, Response, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -43,6 +43,11 @@ class TurnIn(BaseModel):
     text: str = Field(min_length=1, max_length=100_000, description="what was said, verbatim")
     time: datetime | None = Field(default=None, description="when (ISO-8601; default: now, UTC)")
     conversation: str = Field(default="live", min_length=1, max_length=200)
+    wait: bool = Field(
+        default=True,
+        description="false: answer 202 once the turn is queued; it is written behind, in "
+        "order, and this group's searches wait for it",
+    )
 
 
 class SearchIn(BaseModel):
@@ -134,12 +139,24 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
         return {"groups": [grant.group]}
 
     @api.post("/v1/groups/{group}/turns", summary="Remember one turn", status_code=201)
-    async def remember(group: GroupPath, body: TurnIn, request: Request) -> Remembered:
+    async def remember(
+        group: GroupPath, body: TurnIn, request: Request, response: Response
+    ) -> Remembered:
         grant = _grant(request)
         service.authorize(grant, group, write=True)
-        return await service.call(
-            service.remember, grant, group, body.speaker, body.text, body.time, body.conversation
+        done = await service.call(
+            service.remember,
+            grant,
+            group,
+            body.speaker,
+            body.text,
+            body.time,
+            body.conversation,
+            body.wait,
         )
+        if done.queued:
+            response.status_code = 202
+        return done
 
     @api.post("/v1/groups/{group}/search", summary="Ranked, grounded evidence")
     async def search(group: GroupPath, body: SearchIn, request: Request) -> SearchOut:

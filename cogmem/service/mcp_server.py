@@ -67,10 +67,15 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         text: Annotated[str, Field(min_length=1, max_length=100_000, description="verbatim")],
         time: Annotated[datetime | None, Field(description="when it was said")] = None,
         conversation: Annotated[str, Field(min_length=1, max_length=200)] = "live",
+        wait: Annotated[
+            bool, Field(description="false: return once queued; searches wait for it")
+        ] = True,
         ctx: Context | None = None,
     ) -> Remembered:
         g = _grant(ctx, grant)
-        return await service.call(service.remember, g, g.group, speaker, text, time, conversation)
+        return await service.call(
+            service.remember, g, g.group, speaker, text, time, conversation, wait
+        )
 
     @server.tool(
         description=(

@@ -122,6 +122,38 @@ def test_another_group_is_403_and_a_read_only_token_cannot_write(env: dict[str, 
     assert found["evidence"] and all(e["speaker"] != "Mallory" for e in found["evidence"])
 
 
+def test_a_turn_posted_without_waiting_is_202_and_the_next_search_reads_it(
+    env: dict[str, Any],
+) -> None:
+    client, store = env["client"], env["store"]
+    group = f"test-http-q-{uuid.uuid4().hex[:8]}"
+    tokens = TokenStore(store)
+    made = tokens.create(group, name="test-http")
+    try:
+        turn = {"speaker": "Odile", "text": "My kayak is called Petrel.", "wait": False}
+        r = client.post(f"/v1/groups/{group}/turns", json=turn, headers=bearer(made.secret))
+        assert r.status_code == 202, r.text
+        assert r.json() == {
+            "group": group,
+            "conversation": "live",
+            "turns": 1,
+            "records": {},
+            "queued": True,
+        }
+        query = {"query": "What is the kayak called?", "k": 3}
+        found = client.post(f"/v1/groups/{group}/search", json=query, headers=bearer(made.secret))
+        assert any("Petrel" in (e["quote"] or e["content"]) for e in found.json()["evidence"])
+        waited = client.post(
+            f"/v1/groups/{group}/turns",
+            json={"speaker": "Odile", "text": "Petrel is red."},
+            headers=bearer(made.secret),
+        )
+        assert waited.status_code == 201 and waited.json()["queued"] is False
+    finally:
+        tokens.revoke(made.grant.token_id or "")
+        forget_all(store, group)
+
+
 def test_bodies_over_the_limit_are_413(env: dict[str, Any]) -> None:
     client, a, t = env["client"], env["a"], env["tokens"]
     big = {"query": "x" * (LIMITS.max_body_bytes + 1)}

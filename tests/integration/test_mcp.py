@@ -73,11 +73,11 @@ async def remember_and_recall(session: ClientSession, group: str) -> None:
     assert tools["remember"].input_schema["required"] == ["speaker", "text"]
 
     assert structured(await session.call_tool("list_groups", {})) == {"groups": [group]}
-    for speaker, text, at in TURNS:
-        done = structured(
-            await session.call_tool("remember", {"speaker": speaker, "text": text, "time": at})
-        )
-        assert done["group"] == group and done["turns"] == 1
+    for n, (speaker, text, at) in enumerate(TURNS):
+        wait = n < len(TURNS) - 1  # the last is queued: the search below waits for it
+        args = {"speaker": speaker, "text": text, "time": at, "wait": wait}
+        done = structured(await session.call_tool("remember", args))
+        assert done["group"] == group and done["turns"] == 1 and done["queued"] is not wait
 
     found = structured(await session.call_tool("search", {"query": "What is Alice's cat called?"}))
     assert found["group"] == group
