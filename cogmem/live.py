@@ -76,10 +76,17 @@ class LiveWriteError(RuntimeError):
         self.failures = failures
 
 
-class LiveQueue:
-    """One writer thread, first in first out, for the live turns of every group."""
+MAX_QUEUED = 1000
+"""Turns queued and not yet written, at most: past it, queuing waits for room (a producer
+faster than the writer slows to its pace instead of growing memory without bound)."""
 
-    def __init__(self) -> None:
+
+class LiveQueue:
+    """One writer thread, first in first out, for the live turns of every group; at most
+    ``limit`` of them waiting."""
+
+    def __init__(self, limit: int = MAX_QUEUED) -> None:
+        self._room = threading.BoundedSemaphore(limit)
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self._last: dict[str, Future[Any]] = {}  # each group's latest queued write
@@ -87,19 +94,26 @@ class LiveQueue:
         self._closed = False
 
     def submit(self, group: str, label: str, work: Callable[[], T]) -> Future[T]:
-        """Queue ``work`` (one turn's write, ``label`` names it in errors) for ``group``."""
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("this Memory is closed: open a new one to add turns")
-            if self._executor is None:
-                # not a daemon: the interpreter waits for queued turns before it exits
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="cogmem-live")
-            future = self._executor.submit(work)
-            self._last[group] = future
+        """Queue ``work`` (one turn's write, ``label`` names it in errors) for ``group``;
+        waits while the queue is full."""
+        self._room.acquire()
+        try:
+            with self._lock:
+                if self._closed:
+                    raise RuntimeError("this Memory is closed: open a new one to add turns")
+                if self._executor is None:
+                    # not a daemon: the interpreter waits for queued turns before it exits
+                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="cogmem-live")
+                future = self._executor.submit(work)
+                self._last[group] = future
+        except BaseException:
+            self._room.release()
+            raise
         future.add_done_callback(lambda done: self._done(group, label, done))
         return future
 
     def _done(self, group: str, label: str, future: Future[Any]) -> None:
+        self._room.release()
         exc = future.exception()
         with self._lock:
             if self._last.get(group) is future:
@@ -145,4 +159,4 @@ class LiveQueue:
             executor.shutdown(wait=True)
 
 
-__all__ = ["LiveQueue", "LiveWriteError", "live_turn"]
+__all__ = ["MAX_QUEUED", "LiveQueue", "LiveWriteError", "live_turn"]

@@ -80,3 +80,24 @@ def test_a_live_turn_is_stamped_when_made_and_naive_times_are_utc() -> None:
     assert naive.at == datetime(2025, 1, 2, 3, 4, tzinfo=UTC) and naive.session_index == 7
     east = timezone(timedelta(hours=2))
     assert live_turn("Noor", "hi", at=datetime(2025, 1, 2, 5, 4, tzinfo=east)).at == naive.at
+
+
+def test_a_full_queue_makes_the_producer_wait_for_room() -> None:
+    queue = LiveQueue(limit=2)
+    gate = threading.Event()
+    queue.submit("g", "1", lambda: gate.wait(10))
+    queue.submit("g", "2", lambda: None)
+    third = threading.Event()
+
+    def produce() -> None:
+        queue.submit("g", "3", lambda: None)
+        third.set()
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    assert not third.wait(0.2)  # two waiting: no room for a third
+    gate.set()
+    assert third.wait(10)
+    producer.join(10)
+    queue.flush()
+    queue.close()
