@@ -12,7 +12,7 @@ reads what was queued before it. Other processes see a turn once it is written.
 
 Durability: a queued turn is in this process's memory until its write commits. ``close()``
 and the end of the interpreter wait for the queue; a crash loses what was queued and not
-yet written (re-sending it is safe: a turn's id is its position in its conversation).
+yet written (:meth:`~cogmem.api.Memory.turns` shows which were written: send the rest again).
 
 Failures: a write that fails (the server gone past the driver's retries) fails that turn's
 future; :meth:`LiveQueue.flush` raises :class:`LiveWriteError` for the first failure since
