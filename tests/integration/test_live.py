@@ -187,3 +187,22 @@ def test_forget_waits_for_queued_turns_so_none_comes_back(mem: Memory) -> None:
     mem.forget()
     mem.flush()
     assert mem.counts()["nodes"] == 0
+
+
+def test_turns_queued_from_several_threads_form_one_unbroken_conversation(mem: Memory) -> None:
+    def chat(n: int) -> None:
+        for i in range(6):
+            mem.queue_turn(f"Speaker{n}", f"Message {i} from thread {n} about rowing.")
+
+    threads = [threading.Thread(target=chat, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    mem.flush()
+    turns, _, rels = graph_of(mem)
+    assert [i for i, _, _ in turns] == list(range(24))  # every index once, none skipped
+    assert rels["NEXT"] == 23  # one chain through all of them
+    for n in range(4):  # each thread's turns in the order it queued them
+        own = [t for _, s, t in turns if s == f"Speaker{n}"]
+        assert own == [f"Message {i} from thread {n} about rowing." for i in range(6)]
