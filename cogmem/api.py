@@ -310,12 +310,18 @@ class Memory:
     def _append(self, draft: Turn, source_id: str | None) -> IngestSummary:
         """Write one live turn after its conversation's last: ``draft`` (from
         :func:`~cogmem.live.live_turn`) gets its index here, and ``source_id`` or
-        ``T<index>``."""
+        ``T<index>``. One append at a time per conversation in this process."""
         self.ensure_schema()
         # the turn's vector depends only on its text: computed while the conversation is
         # read and the turn's records are extracted
         turn_text = speaker_text(draft.speaker, draft.text)
         ahead = {turn_text: embed_ahead(self.embedder, turn_text)}
+        with self.clients.live.appending(self.group, draft.conversation):
+            return self._append_after_tail(draft, source_id, ahead)
+
+    def _append_after_tail(
+        self, draft: Turn, source_id: str | None, ahead: dict[str, Future[Any]]
+    ) -> IngestSummary:
         (live,) = self.store.glance(
             "ingest/live_context",
             group_id=self.group,

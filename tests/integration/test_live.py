@@ -206,3 +206,18 @@ def test_turns_queued_from_several_threads_form_one_unbroken_conversation(mem: M
     for n in range(4):  # each thread's turns in the order it queued them
         own = [t for _, s, t in turns if s == f"Speaker{n}"]
         assert own == [f"Message {i} from thread {n} about rowing." for i in range(6)]
+
+
+def test_add_turn_from_several_threads_keeps_every_turn(mem: Memory) -> None:
+    def chat(n: int) -> None:
+        for i in range(5):
+            mem.add_turn(f"Rower{n}", f"Stroke {i} from rower {n}.")
+
+    threads = [threading.Thread(target=chat, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    turns, _, rels = graph_of(mem)
+    assert [i for i, _, _ in turns] == list(range(20))  # before the lock: 11 of 20 kept
+    assert rels["NEXT"] == 19
