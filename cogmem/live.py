@@ -1,7 +1,7 @@
 """Live turns written behind the caller: :meth:`cogmem.api.Memory.queue_turn`.
 
-A live turn costs its forward passes, a context read and one write transaction: tens of
-milliseconds on a small CPU, more than a chat loop should wait for before it replies. The
+A live turn costs its forward passes, a context read and one write transaction: 50-200 ms
+on a small CPU (``cogmem bench ingest``), more than a chat loop should wait for. The
 queue takes the turn (validated, its time stamped), returns at once, and one writer thread
 per :class:`~cogmem.clients.Clients` appends queued turns in the order they were queued,
 each exactly as :meth:`~cogmem.api.Memory.add_turn` would.
