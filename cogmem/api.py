@@ -495,9 +495,8 @@ class Memory:
     def stats(self) -> dict[str, Any]:
         """This group at a glance: turns (and the time they span), conversations, records
         by type label, relationships by type, the last ingest."""
-        self.clients.live.settle(self.group)
+        counts = self.counts()  # first: it waits for the group's queued live turns
         span = self.store.read("inspect/group_turn_span", group=self.group)[0]
-        counts = self.counts()
         labels = counts["labels"]
         return {
             "group": self.group,

@@ -157,7 +157,6 @@ def run_queue_turn(
     written. The group is emptied afterwards."""
     calls: list[float] = []
     written: list[float] = []
-    futures = []
     start = time.perf_counter()
     for n, turn in enumerate(conv.turns[:turns]):
         time.sleep(max(0.0, start + n * pace_s - time.perf_counter()))
@@ -165,7 +164,6 @@ def run_queue_turn(
         future = mem.queue_turn(turn.speaker, turn.full_text, at=turn.at, conversation=conv.id)
         calls.append(time.perf_counter() - began)
         future.add_done_callback(lambda _f, b=began: written.append(time.perf_counter() - b))
-        futures.append(future)
     mem.flush()
     mem.forget()
     return calls, written

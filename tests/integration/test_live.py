@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -189,16 +189,21 @@ def test_forget_waits_for_queued_turns_so_none_comes_back(mem: Memory) -> None:
     assert mem.counts()["nodes"] == 0
 
 
+def in_threads(chat: Callable[[int], None], threads: int = 4, timeout: float = 120) -> None:
+    """``chat(n)`` on ``threads`` threads at once, n = 0, 1, …; returns when all are done."""
+    running = [threading.Thread(target=chat, args=(n,)) for n in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join(timeout)
+
+
 def test_turns_queued_from_several_threads_form_one_unbroken_conversation(mem: Memory) -> None:
     def chat(n: int) -> None:
         for i in range(6):
             mem.queue_turn(f"Speaker{n}", f"Message {i} from thread {n} about rowing.")
 
-    threads = [threading.Thread(target=chat, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    in_threads(chat)
     mem.flush()
     turns, _, rels = graph_of(mem)
     assert [i for i, _, _ in turns] == list(range(24))  # every index once, none skipped
@@ -213,11 +218,7 @@ def test_add_turn_from_several_threads_keeps_every_turn(mem: Memory) -> None:
         for i in range(5):
             mem.add_turn(f"Rower{n}", f"Stroke {i} from rower {n}.")
 
-    threads = [threading.Thread(target=chat, args=(n,)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    in_threads(chat)
     turns, _, rels = graph_of(mem)
     assert [i for i, _, _ in turns] == list(range(20))  # before the lock: 11 of 20 kept
     assert rels["NEXT"] == 19
