@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -32,10 +33,21 @@ def init(
     for col in ("name", "type", "on", "state"):
         table.add_column(col)
     for idx in report.indexes:
-        on = f"{idx.get('labelsOrTypes')}{idx.get('properties')}"
-        table.add_row(str(idx["name"]), str(idx["type"]), on, str(idx["state"]))
+        table.add_row(str(idx["name"]), str(idx["type"]), index_target(idx), str(idx["state"]))
     out.print(table)
     out.print(f"Applied {len(report.applied)} schema statements on {mem.settings.neo4j_uri}")
+
+
+def index_target(index: Mapping[str, Any]) -> str:
+    """What an index covers, as Cypher writes it: ``:Turn(group_id, vseq)``,
+    ``[:CAUSES](at)``; a lookup index covers every node label or relationship type."""
+    labels = index.get("labelsOrTypes") or []
+    props = ", ".join(str(p) for p in index.get("properties") or [])
+    relationship = index.get("entityType") == "RELATIONSHIP"
+    if not labels:
+        return "every relationship type" if relationship else "every node label"
+    names = "|".join(str(label) for label in labels)
+    return f"[:{names}]({props})" if relationship else f":{names}({props})"
 
 
 @friendly

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cogmem.cli import app
+from cogmem.cli.admin import index_target
 from cogmem.server.local import free_port
 
 pytestmark = pytest.mark.unit
@@ -463,3 +464,18 @@ def test_global_options_after_the_command(given: list[str], expected: list[str])
     group = get_command(app)
     ctx = group.make_context("cogmem", ["--help"], resilient_parsing=True)
     assert hoist_global_options(group, ctx, given) == expected  # type: ignore[arg-type]
+
+
+def test_init_shows_what_each_index_covers_as_cypher_writes_it() -> None:
+    rows = [
+        {"entityType": "NODE", "labelsOrTypes": ["Turn"], "properties": ["group_id", "vseq"]},
+        {"entityType": "NODE", "labelsOrTypes": None, "properties": None},
+        {"entityType": "RELATIONSHIP", "labelsOrTypes": None, "properties": None},
+        {"entityType": "RELATIONSHIP", "labelsOrTypes": ["CAUSES"], "properties": ["at"]},
+    ]
+    assert [index_target(r) for r in rows] == [
+        ":Turn(group_id, vseq)",
+        "every node label",
+        "every relationship type",
+        "[:CAUSES](at)",
+    ]
