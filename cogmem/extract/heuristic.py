@@ -19,6 +19,7 @@ from cogmem.extract.lexicon import (
     LIKE_VERBS,
     NOT_NAMES,
     PAST_IRREGULAR,
+    PLACES,
     RELATIONS,
     USE_VERBS,
     VERBISH,
@@ -308,6 +309,8 @@ class HeuristicExtractor:
         def add(name: str, quote: str, confidence: float, relation: str | None = None) -> None:
             canonical = ctx.canonical(name)
             if canonical in found or not quote:
+                return
+            if canonical in PLACES and canonical not in ctx.known_names():
                 return
             found[canonical] = ExtractedRecord(
                 type=RecordType.PERSON,

@@ -25,6 +25,35 @@ NOT_NAMES = word_set(
     """
 )
 
+PLACES = word_set(
+    """
+    Afghanistan Albania Algeria Andorra Angola Argentina Armenia Australia Austria
+    Azerbaijan Bahamas Bahrain Bangladesh Barbados Belarus Belgium Belize Benin Bhutan
+    Bolivia Bosnia Botswana Brazil Brunei Bulgaria Burundi Cambodia Cameroon Canada
+    Chile China Colombia Congo Croatia Cuba Cyprus Czechia Denmark Djibouti Dominica Ecuador
+    Egypt Eritrea Estonia Eswatini Ethiopia Fiji Finland France Gabon Gambia Germany
+    Ghana Greece Grenada Guatemala Guinea Guyana Haiti Honduras Hungary Iceland
+    Indonesia Iran Iraq Ireland Italy Jamaica Japan Kazakhstan Kiribati
+    Korea Kosovo Kuwait Kyrgyzstan Laos Latvia Lebanon Lesotho Liberia Libya Liechtenstein
+    Lithuania Luxembourg Madagascar Malawi Malaysia Maldives Mali Malta Mauritania Mauritius
+    Mexico Micronesia Moldova Monaco Mongolia Montenegro Morocco Mozambique Myanmar Namibia
+    Nauru Nepal Netherlands Holland Nicaragua Niger Nigeria Norway Oman Pakistan Palau
+    Palestine Panama Paraguay Peru Philippines Poland Portugal Qatar Romania Russia Rwanda
+    Samoa Senegal Serbia Seychelles Singapore Slovakia Slovenia Somalia Spain Sudan Suriname
+    Sweden Switzerland Syria Taiwan Tajikistan Tanzania Thailand Togo Tonga Tunisia Turkey
+    Turkmenistan Tuvalu Uganda Ukraine Uruguay Uzbekistan Vanuatu Vatican Venezuela Vietnam
+    Yemen Zambia Zimbabwe England Scotland Wales Britain UK USA America Greenland
+    Africa Asia Europe Antarctica Oceania Alabama Alaska Arizona Arkansas California
+    Colorado Connecticut Delaware Florida Hawaii Idaho Illinois Indiana Iowa Kansas Kentucky
+    Louisiana Maine Maryland Massachusetts Michigan Minnesota Mississippi Missouri
+    Nebraska Nevada Ohio Oklahoma Oregon Pennsylvania Tennessee Texas Utah Vermont
+    Wisconsin Wyoming
+    """
+)
+"""Countries, continents and US states (less the ones that are common first names, such
+as Georgia or Jordan): a capitalised word after "visited" or "with" that names one of
+these is a place, not a person ("I visited Italy"), unless it is a speaker's name."""
+
 RELATIONS = word_set(
     """
     mom mother mum dad father parents sister sisters brother brothers sibling siblings

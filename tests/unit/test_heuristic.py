@@ -97,6 +97,35 @@ def test_a_capitalised_word_after_because_is_not_taken_for_a_person(
     assert persons(text) == found
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Last summer I visited Italy with my sister.", {"Alma's sister"}),
+        ("A gift from my grandma in my home country, Sweden.", {"Alma's grandma"}),
+        ("We flew to Ohio and met Dana there.", {"Dana"}),
+        ("I went with Jordan to the market.", {"Jordan"}),  # a first name, not the country
+    ],
+)
+def test_a_country_or_state_is_not_taken_for_a_person(text: str, found: set[str]) -> None:
+    assert persons(text) == found
+
+
+def test_a_speaker_named_like_a_place_is_still_a_person() -> None:
+    ctx = ExtractionContext(speakers=["Alma", "Florida"])
+    turn = Turn(
+        conversation="c",
+        session="1",
+        session_index=1,
+        index=0,
+        source_id="D1:1",
+        speaker="Alma",
+        text="Thanks, Florida! I loved the book.",
+        at=datetime(2023, 5, 1, tzinfo=UTC),
+    )
+    records = HeuristicExtractor().extract(turn, ctx).records
+    assert "Florida" in {r.name for r in records if r.type is RecordType.PERSON}
+
+
 # -- pronouns and opinion cues ---------------------------------------------------------------
 KNOWN = ("Gunnar", "Rita", "Sam", "Tomas")
 
