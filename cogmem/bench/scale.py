@@ -230,6 +230,10 @@ def scale_memory(settings: Settings) -> Memory:
 
 
 LIVE_TURNS = 20
+WARM_UP = 3
+"""Untimed searches before each size's timed ones: a grown store's first statements
+compile their plans and fill caches (the group's vectors are read before them, timed
+apart as "vectors read")."""
 """Live turns per size, each followed by a search (the refresh after a write)."""
 
 
@@ -275,6 +279,14 @@ def run_scale(
         buckets: dict[str, list[float]] = {
             k: [] for k in ("anchor", "traverse", "intersect", "ground", "search")
         }
+        warm = random.Random(seed + size)  # apart from rng: the timed questions stay the same
+        for _ in range(WARM_UP):
+            memory.controller().run(
+                warm.choice(QUESTIONS).format(
+                    person=warm.choice(PEOPLE), other=warm.choice(PEOPLE), thing=warm.choice(THINGS)
+                ),
+                k=10,
+            )
         for _ in range(queries):
             ops = memory.operators()  # as a search does: its own view of the group
             person, other = rng.sample([p for p in PEOPLE if p in persons] or PEOPLE, 2)
@@ -365,7 +377,8 @@ def markdown(report: ScaleReport) -> str:
         f"Synthetic two-person conversations through the real ingest path (heuristic "
         f"extractor, batched merge writes); vectors from a {report.embedder} hashing "
         f"embedder so the database is what is measured. {report.queries_per_size} queries "
-        f"per size; then {LIVE_TURNS} live turns (`add_turn`), each followed by a search "
+        f"per size, after {WARM_UP} untimed searches; then {LIVE_TURNS} live turns "
+        "(`add_turn`), each followed by a search "
         "(search_after_write: it first reads what the turn wrote).",
         "",
         head,
