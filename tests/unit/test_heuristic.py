@@ -14,9 +14,14 @@ from cogmem.models import ExtractedRecord, RecordType, Turn
 pytestmark = pytest.mark.unit
 
 
-def extract(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[ExtractedRecord]:
+def extract(
+    speaker: str,
+    text: str,
+    known: tuple[str, ...] = (),
+    speakers: tuple[str, str] = ("Alma", "Petra"),
+) -> list[ExtractedRecord]:
     """The records the offline extractor finds in one turn of Alma and Petra's chat."""
-    ctx = ExtractionContext(speakers=["Alma", "Petra"])
+    ctx = ExtractionContext(speakers=list(speakers))
     ctx.persons.update(known)
     turn = Turn(
         conversation="c",
@@ -111,18 +116,7 @@ def test_a_country_or_state_is_not_taken_for_a_person(text: str, found: set[str]
 
 
 def test_a_speaker_named_like_a_place_is_still_a_person() -> None:
-    ctx = ExtractionContext(speakers=["Alma", "Florida"])
-    turn = Turn(
-        conversation="c",
-        session="1",
-        session_index=1,
-        index=0,
-        source_id="D1:1",
-        speaker="Alma",
-        text="Thanks, Florida! I loved the book.",
-        at=datetime(2023, 5, 1, tzinfo=UTC),
-    )
-    records = HeuristicExtractor().extract(turn, ctx).records
+    records = extract("Alma", "Thanks, Florida! I loved the book.", speakers=("Alma", "Florida"))
     assert "Florida" in {r.name for r in records if r.type is RecordType.PERSON}
 
 
