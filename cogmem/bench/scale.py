@@ -230,11 +230,11 @@ def scale_memory(settings: Settings) -> Memory:
 
 
 LIVE_TURNS = 20
+"""Live turns per size, each followed by a search (the refresh after a write)."""
 WARM_UP = 3
 """Untimed searches before each size's timed ones: a grown store's first statements
 compile their plans and fill caches (the group's vectors are read before them, timed
 apart as "vectors read")."""
-"""Live turns per size, each followed by a search (the refresh after a write)."""
 
 
 def run_scale(
