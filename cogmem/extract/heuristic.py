@@ -149,6 +149,14 @@ COMMON_VERBS_S = frozenset(
 )
 
 
+def _nickname_of(vocative: str, addressee: str) -> bool:
+    """Whether the name a speaker calls the listener by is a nickname of the listener's:
+    no longer, and the same first three letters ("Mell", "Mel" or "Mels" for Melanie). In
+    a two-person chat, "Thanks, Mell!" speaks to the other person."""
+    a, b = vocative.lower(), addressee.lower()
+    return len(a) >= 3 and len(a) <= len(b) and a[:3] == b[:3]
+
+
 def _noun_phrase(text: str, limit: int = 3) -> str:
     """The first words of ``text`` up to a verb, adverb or stopword (a rough noun phrase)."""
     kept: list[str] = []
@@ -334,7 +342,9 @@ class HeuristicExtractor:
                 and low not in VERBISH
                 and not low.endswith(("ing", "ed", "ly"))
             ):
-                if addressee and ctx.is_alias_of(name, addressee):
+                if addressee and (
+                    ctx.is_alias_of(name, addressee) or _nickname_of(name, addressee)
+                ):
                     ctx.learn_alias(name, addressee)
                 add(name, name, 0.8)
         for m in RELATION_NP.finditer(text):

@@ -115,6 +115,14 @@ def test_a_country_or_state_is_not_taken_for_a_person(text: str, found: set[str]
     assert persons(text) == found
 
 
+def test_a_nickname_the_listener_is_called_by_is_their_alias() -> None:
+    records = extract(
+        "Alma", "Thanks, Mell! Your painting is lovely.", speakers=("Alma", "Melanie")
+    )
+    persons = [r for r in records if r.type is RecordType.PERSON]
+    assert [(r.name, r.aliases) for r in persons] == [("Melanie", ["Mell"])]
+
+
 def test_a_speaker_named_like_a_place_is_still_a_person() -> None:
     records = extract("Alma", "Thanks, Florida! I loved the book.", speakers=("Alma", "Florida"))
     assert "Florida" in {r.name for r in records if r.type is RecordType.PERSON}
