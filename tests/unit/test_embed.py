@@ -205,6 +205,23 @@ def test_duplicates_share_a_vector(embedder: MiniLMEmbedder) -> None:
     assert not np.allclose(vectors[0], vectors[1])
 
 
+def test_token_states_pool_to_the_vector(embedder: MiniLMEmbedder) -> None:
+    # one row per token, [CLS] and [SEP] included; their mean, normalised, is the vector
+    texts = ["Melanie: I held a gaming tourney last night.", "Short."]
+    states = embedder.token_states(texts)
+    vectors = embedder.embed(texts)
+    for text, rows, vector in zip(texts, states, vectors, strict=True):
+        assert rows.shape == (len(embedder.encode_ids(text)), embedder.dimension)
+        pooled = rows.mean(axis=0)
+        assert np.allclose(pooled / np.linalg.norm(pooled), vector, atol=1e-4)
+    # contextual: the same word-piece gets different states in different sentences
+    bank = embedder.tokenizer.vocab["bank"]
+    river, money = embedder.token_states(["the river bank", "the bank loan"])
+    at_river = river[embedder.encode_ids("the river bank").index(bank)]
+    at_money = money[embedder.encode_ids("the bank loan").index(bank)]
+    assert not np.allclose(at_river, at_money, atol=1e-2)
+
+
 def test_semantic_sanity(embedder: MiniLMEmbedder) -> None:
     v = embedder.embed(SENTENCES)
     sim = v @ v.T

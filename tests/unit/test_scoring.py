@@ -154,6 +154,22 @@ def test_neighbours_inherit_a_share_of_the_answer_turns_score() -> None:
     assert scores["other"].final == 0.0  # same position, another conversation
 
 
+def test_an_extra_signal_joins_the_base_and_reaches_the_next_turn() -> None:
+    # what a benchmark tries out (benchmarks/late_interaction.py) is scored like any signal
+    w = RankWeights()
+    turns = [turn(4, bm25=1.0, sim=0.9), turn(5, content="Nice."), turn(9, bm25=0.5)]
+    scores = score_turns(plan(), turns, [], [])
+    finish(plan(), w, scores)
+    before = {k: (s.base, s.final) for k, s in scores.items()}
+    finish(plan(), w, scores, {"t4": 0.5, "unknown": 9.0})
+    assert scores["t4"].base == pytest.approx(before["t4"][0] + 0.5)
+    assert scores["t5"].final == pytest.approx(before["t5"][1] + w.previous * 0.5)
+    assert (scores["t9"].base, scores["t9"].final) == before["t9"]
+    assert "unknown" not in scores
+    finish(plan(), w, scores)  # without it, the shipped scores again
+    assert {k: (s.base, s.final) for k, s in scores.items()} == before
+
+
 def test_turns_of_the_one_person_asked_about_are_raised() -> None:
     w = RankWeights()
     hers, his = turn(1, bm25=1.0), turn(9, bm25=1.0, speaker="Bob")
