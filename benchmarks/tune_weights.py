@@ -42,6 +42,7 @@ from cogmem.bench.common import (
 )
 from cogmem.bench.locomo import EvidenceStats, Question, Scores, load_questions, score
 from cogmem.ingest import read_file
+from cogmem.models import Conversation
 from cogmem.retrieval import RankWeights
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,6 +195,18 @@ def search_all(
     return out, time.perf_counter() - started
 
 
+def ingested(memory: Memory, group: str, conv: Conversation, reuse: bool) -> Memory:
+    """The group holding ``conv``: its complete ingest kept when ``reuse``, else made anew."""
+    mem = memory.for_group(group)
+    if reuse and any(c["complete"] for c in mem.conversations()):
+        mem.ensure_schema()
+    else:
+        mem.forget()
+        log(f"ingesting {conv.id}: {len(conv.turns)} turns")
+        mem.ingest_conversations([conv], fmt="locomo")
+    return mem
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     grid = dict(args.axes) if args.axes else GRIDS[args.grid]
@@ -219,13 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds: dict[int, float] = dict.fromkeys(range(len(settings)), 0.0)
     try:
         for conv in conversations:
-            mem = memory.for_group(f"{args.prefix}{conv.id}")
-            if args.reuse and any(c["complete"] for c in mem.conversations()):
-                mem.ensure_schema()
-            else:
-                mem.forget()
-                log(f"ingesting {conv.id}: {len(conv.turns)} turns")
-                mem.ingest_conversations([conv], fmt="locomo")
+            mem = ingested(memory, f"{args.prefix}{conv.id}", conv, args.reuse)
             for i, w in enumerate(weights):
                 log(f"{conv.id}: {len(by_conv[conv.id])} questions, {label(settings[i])}")
                 runs[(i, conv.id)], took = search_all(mem, w, by_conv[conv.id])
