@@ -315,7 +315,7 @@ class Memory:
         # the turn's vector depends only on its text: computed while the conversation is
         # read and the turn's records are extracted
         turn_text = speaker_text(draft.speaker, draft.text)
-        ahead = {turn_text: embed_ahead(self.embedder, turn_text)}
+        ahead = {turn_text: embed_ahead(self.embedder, turn_text, draft.speaker)}
         with self.clients.live.appending(self.group, draft.conversation):
             return self._append_after_tail(draft, source_id, ahead)
 

@@ -286,7 +286,16 @@ def markdown(report: LocomoReport) -> str:
         f"vectors into the process, took {report.first_search_ms:.0f} ms (not in the figures).",
     ]
     if report.breakdown_ms:
-        order = ["embed", "entities", "anchor", "traverse", "intersect", "ground", "evidence"]
+        order = [
+            "embed",
+            "entities",
+            "anchor",
+            "traverse",
+            "intersect",
+            "ground",
+            "late",
+            "evidence",
+        ]
         names = [n for n in order if n in report.breakdown_ms] + ["python", "total"]
         lines += [
             "",

@@ -135,6 +135,19 @@ class HashingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def pieces(self, text: str) -> list[str]:
+        """Its "tokens": the words, lowercased, punctuation stripped."""
+        return [w.strip(PUNCTUATION) or w for w in text.lower().split()]
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Token rows too (each word's own hashed vector), so that a search at scale reads
+        and matches them as it does with MiniLM (:mod:`cogmem.retrieval.late`)."""
+        rows = [self.embed(self.pieces(t)) for t in texts]
+        return self.embed(texts), [r.reshape(-1, self.dimension) for r in rows]
+
+
+PUNCTUATION = ".,!?:;\"'()"
+
 
 def synthetic_conversation(index: int, turns: int, rng: random.Random) -> Conversation:
     a, b = rng.sample(PEOPLE, 2)
@@ -356,6 +369,7 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
         # a search's refresh after a write: the nodes of the last write, with their links
         "operators/vectors_since": dict(group=group, seq=max(0, int(state["seq"]) - 1)),
         "operators/ground": dict(ids=turns, group=group, window=1, per_record=3),
+        "operators/turn_tokens": dict(ids=turns, group=group),
     }
     out = {}
     for name, params in calls.items():

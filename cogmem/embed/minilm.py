@@ -34,7 +34,7 @@ import numpy as np
 
 from cogmem.embed.base import EmbedderUnavailable, cached_model, l2_normalise, read_json
 from cogmem.embed.batching import BATCH_TOKENS, cheapest_groups, length_batches
-from cogmem.embed.bert import BertEncoder
+from cogmem.embed.bert import BertEncoder, mean_pool
 from cogmem.embed.wordpiece import WordPieceTokenizer
 
 log = logging.getLogger(__name__)
@@ -502,6 +502,11 @@ class MiniLMEmbedder:
     def max_seq_length(self) -> int:
         return self._model.max_seq_length
 
+    def pieces(self, text: str) -> list[str]:
+        """The word-pieces of ``text`` ([CLS]/[SEP] left out): one per row that
+        :meth:`embed_with_tokens` returns for it."""
+        return self._model.tokenizer.convert_ids_to_tokens(self.encode_ids(text)[1:-1])
+
     def encode_ids(self, text: str) -> tuple[int, ...]:
         """Token ids of ``text`` as the model sees them: [CLS] … [SEP], truncated."""
         return self._model.tokenizer.encode(text)
@@ -509,6 +514,24 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts; use embed_query() for one")
+        return self._embed(texts, None)
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """:meth:`embed`'s vectors and, from the same forward pass, each text's token states
+        (one row per token, [CLS] and [SEP] left out, unnormalised): what late interaction
+        matches token against token."""
+        if isinstance(texts, str):
+            raise TypeError("embed_with_tokens() takes a sequence of texts")
+        rows: dict[int, np.ndarray] = {}
+        vectors = self._embed(texts, rows)
+        first: dict[str, int] = {}
+        for text in texts:
+            first.setdefault(text, len(first))
+        return vectors, [rows[first[t]] for t in texts]
+
+    def _embed(self, texts: Sequence[str], rows: dict[int, np.ndarray] | None) -> np.ndarray:
+        """The vectors of ``texts``; with ``rows``, each distinct text's token states (by its
+        order of first appearance) are put there too."""
         if not texts:
             return np.zeros((0, self.dimension), np.float32)
         first: dict[str, int] = {}  # each distinct text once, in order of appearance
@@ -519,6 +542,16 @@ class MiniLMEmbedder:
         sequences = [encode(t) for t in unique]
         order = sorted(range(len(unique)), key=lambda i: len(sequences[i]))
         vectors = np.empty((len(unique), self.dimension), np.float32)
+
+        def pooled(encoder: Encoder, idx: list[int]) -> np.ndarray:
+            batch = [sequences[i] for i in idx]
+            if rows is None:
+                return encoder(batch)
+            states, lengths = encoder.token_states(batch)
+            for at, i in enumerate(idx):
+                rows[i] = states[at, 1 : int(lengths[at]) - 1].copy()
+            return mean_pool(states, lengths)
+
         encoder = self._model.encoder
         workers = self.threads if self.threads > 0 else default_workers()
         small = sum(map(len, sequences)) <= SMALL_CALL_TOKENS
@@ -537,21 +570,21 @@ class MiniLMEmbedder:
                 # sleep when idle) runs them one after the other: as fast (add_turn p50
                 # 60-62 vs 64-67 ms) with no more threads than cores
                 pool = _WORKERS.get(workers)
-                done = [pool.submit(quick, [sequences[i] for i in idx]) for idx in batches]
+                done = [pool.submit(pooled, quick, idx) for idx in batches]
                 for idx, pending in zip(batches, done, strict=True):
                     vectors[idx] = pending.result()
             else:
                 for idx in batches:
-                    vectors[idx] = quick([sequences[i] for i in idx])
+                    vectors[idx] = pooled(quick, idx)
         elif small or workers == 1 or len(batches) == 1 or not parallel:
             threads = 1 if small else self.threads
             with _BLAS.limit(threads):
                 for idx in batches:
-                    vectors[idx] = encoder([sequences[i] for i in idx])
+                    vectors[idx] = pooled(encoder, idx)
         else:
 
             def run(idx: list[int]) -> None:
-                vectors[idx] = encoder([sequences[i] for i in idx])
+                vectors[idx] = pooled(encoder, idx)
 
             with _BLAS.limit(1):
                 # longest batches first, so the two workers finish close together
@@ -562,19 +595,6 @@ class MiniLMEmbedder:
         if len(unique) == len(texts):
             return vectors
         return vectors[[first[t] for t in texts]]
-
-    def token_states(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """Each text's last hidden states, one row per token ([CLS] … [SEP], truncated as
-        :meth:`encode_ids` truncates), unnormalised: what :meth:`embed` mean-pools and
-        normalises. For late-interaction (token against token) matching; one text at a
-        time on one BLAS thread, no padding."""
-        encoder = self._model.encoder
-        out = []
-        with _BLAS.limit(1):
-            for text in texts:
-                states, lengths = encoder.token_states([self.encode_ids(text)])
-                out.append(states[0, : int(lengths[0])])
-        return out
 
     def _quick_encoder(self) -> Encoder | None:
         """For backend auto, the ONNX Runtime session that small calls (a query, a live

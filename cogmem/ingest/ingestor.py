@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from cogmem.consolidate.claims import reconcile_pairs, touched_pairs
 from cogmem.embed import Embedder
+from cogmem.embed.tokens import embed_texts
 from cogmem.extract import ExtractionContext, Extractor, HeuristicExtractor, check_quotes
 from cogmem.ingest.rows import GraphBuilder, memory_embed_text, turn_embed_text
 from cogmem.models import ENTITY_TYPES, Conversation, ExtractedRecord
@@ -34,11 +35,20 @@ _ENTITY_CACHE = 200_000  # entity ids known to carry a vector (forgotten whole p
 _AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cogmem-turn-ahead")
 
 
-def embed_ahead(embedder: Embedder, text: str) -> Future[np.ndarray]:
-    """Start computing one text's vector in the background (a live turn's, while its
-    conversation is read and its records extracted); hand the future to
+Embedded = tuple[np.ndarray, dict[str, Any]]
+"""A turn's vector and its token-row properties (:mod:`cogmem.embed.tokens`)."""
+
+
+def embed_ahead(embedder: Embedder, text: str, speaker: str) -> Future[Embedded]:
+    """Start computing one turn's vector (and token rows) in the background (a live
+    turn's, while its conversation is read and its records extracted); hand the future to
     :meth:`Ingestor.append` as ``ahead={text: future}``."""
-    return _AHEAD.submit(embedder.embed_query, text)
+
+    def run() -> Embedded:
+        vectors, props = embed_texts(embedder, [text], [speaker])
+        return vectors[0], props[0]
+
+    return _AHEAD.submit(run)
 
 
 class KnownVectors:
@@ -178,7 +188,7 @@ class Ingestor:
         self.batch_size = batch_size
         self.cache = cache if cache is not None else KnownVectors()
         self._sent: set[str] = set()  # entity ids this run embedded (maybe not committed yet)
-        self._ahead: dict[str, Future[np.ndarray]] = {}  # turn text -> vector being computed
+        self._ahead: dict[str, Future[Embedded]] = {}  # turn text -> vector being computed
 
     def ingest(
         self,
@@ -315,7 +325,7 @@ class Ingestor:
         previous_tid: str | None,
         persons: Sequence[Row] | None = None,
         conversation_stored: bool = False,
-        ahead: dict[str, Future[np.ndarray]] | None = None,
+        ahead: dict[str, Future[Embedded]] | None = None,
     ) -> IngestSummary:
         """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat).
         ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
@@ -365,13 +375,20 @@ class Ingestor:
                 todo_rows.append(row)
         record_texts = [memory_embed_text(r["props"]) for r in todo_rows]
         started = [self._ahead.pop(t, None) for t in turn_texts]
-        texts = [t for t, f in zip(turn_texts, started, strict=True) if f is None] + record_texts
+        pending = [i for i, f in enumerate(started) if f is None]
+        texts = [turn_texts[i] for i in pending] + record_texts
         if not texts and not turn_rows:
             return
-        vectors = iter(self.embedder.embed(texts) if texts else ())
+        speakers: list[str | None] = [turn_rows[i]["props"]["speaker"] for i in pending]
+        speakers += [None] * len(record_texts)
+        made: tuple[Any, list[dict[str, Any]]] = (
+            embed_texts(self.embedder, texts, speakers) if texts else ((), [])
+        )
+        vectors, tokens = iter(made[0]), iter(made[1])
         for row, future in zip(turn_rows, started, strict=True):
-            vec = next(vectors) if future is None else future.result()
+            vec, rows = (next(vectors), next(tokens)) if future is None else future.result()
             row["props"]["embedding"] = vec.tolist()
+            row["props"].update(rows)
         for row, text, vec in zip(todo_rows, record_texts, vectors, strict=True):
             row["props"]["embedding"] = vec.tolist()
             self.cache.remember(text, vec)

@@ -14,15 +14,20 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
 from cogmem.embed import Embedder
+from cogmem.embed.tokens import TokenEmbedder
 from cogmem.models import Evidence, RecordType, TraceStep
 from cogmem.retrieval import operators as graph_operators
 from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Hop, Shared
+from cogmem.retrieval.late import match as late_match
+from cogmem.retrieval.late import query_words
+from cogmem.retrieval.late import scaled as late_scaled
 from cogmem.retrieval.recipes import (
     MAX_STEPS_AFTER_ANCHOR,
     MIN_ENTITIES_TO_INTERSECT,
@@ -93,6 +98,18 @@ class Operators(Protocol):
 
     def feedback(self, vector: np.ndarray, ids: list[str], share: float) -> np.ndarray | None: ...
 
+    def turn_tokens(self, turn_ids: list[str]) -> dict[str, np.ndarray]: ...
+
+    def turn_idf(self, words: list[str]) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class LateQuery:
+    """The question's words for late interaction: their token rows (unit) and the words."""
+
+    rows: np.ndarray
+    words: list[str]
+
 
 class Retrieval(BaseModel):
     plan: Plan
@@ -101,9 +118,9 @@ class Retrieval(BaseModel):
     sufficient: bool = True
     seconds: dict[str, float] = {}
     """Where the time went: ``embed`` (the question's embedding), each operator that ran
-    (``entities``, ``anchor``, ``traverse``, ``intersect``, ``ground``, ``evidence``: the
-    database round trips with the Python that reads their rows), ``python`` (routing and
-    ranking: the rest) and ``total``."""
+    (``entities``, ``anchor``, ``traverse``, ``intersect``, ``ground``, ``late``,
+    ``evidence``: the database round trips with the Python that reads their rows),
+    ``python`` (routing and ranking: the rest) and ``total``."""
 
 
 class Controller:
@@ -186,27 +203,56 @@ class Controller:
             plan=plan, evidence=evidence, trace=trace, sufficient=sufficient, seconds=seconds
         )
 
-    def scored(self, question: str, k: int = 10) -> tuple[Plan, dict[str, TurnScore]]:
-        """The plan and every candidate turn's signals and scores, ranked as :meth:`run`
-        ranks them, before any Evidence is built: for benchmarks that replay the ranking
-        with a signal changed (``benchmarks/late_interaction.py``)."""
-        plan, _, scores, _ = self._scored(question, k, [])
-        return plan, scores
-
     # -- steps -------------------------------------------------------------------------
     def _scored(
         self, question: str, k: int, trace: list[TraceStep]
     ) -> tuple[Plan, np.ndarray, dict[str, TurnScore], float]:
-        """Route, embed, feedback and rank: the plan, the question's vector, the scored
-        turns and the seconds the embedding took."""
+        """Route, embed, feedback, rank and late interaction: the plan, the question's
+        vector, the scored turns and the seconds the embedding took."""
         plan = self._route(question, trace)
-        embedded = time.perf_counter()
-        qvec = self.embedder.embed_query(question)
-        embed_seconds = time.perf_counter() - embedded
         w = self.weights.for_intent(plan.intent)
+        embedded = time.perf_counter()
+        late: LateQuery | None = None
+        if w.late > 0 and isinstance(self.embedder, TokenEmbedder):
+            # one forward pass: the question's vector and its token rows
+            vectors, rows = self.embedder.embed_with_tokens([question])
+            qvec = vectors[0]
+            late = _late_query(self.embedder.pieces(question), rows[0], name_terms(plan))
+        else:
+            qvec = self.embedder.embed_query(question)
+        embed_seconds = time.perf_counter() - embedded
         expanded = self._feedback(question, plan, qvec, w, trace) if w.feedback > 0 else None
         scores = self._rank(question, plan, qvec if expanded is None else expanded, k, trace)
+        if late is not None:
+            self._late(plan, w, scores, late, trace)
         return plan, qvec, scores, embed_seconds
+
+    def _late(
+        self,
+        plan: Plan,
+        w: RankWeights,
+        scores: dict[str, TurnScore],
+        query: LateQuery,
+        trace: list[TraceStep],
+    ) -> None:
+        """Late interaction over the best ``late_pool`` turns, then the final ranking again."""
+        started = time.perf_counter()
+        best = [s.id for s in ranked(scores)[: w.late_pool]]
+        rows = self.ops.turn_tokens(best) if best else {}
+        weights = np.asarray(self.ops.turn_idf(query.words), np.float32)
+        matches = {tid: late_match(query.rows, weights, rows[tid]) for tid in best if tid in rows}
+        extra = {tid: w.late * v for tid, v in late_scaled(matches).items()}
+        if extra:
+            finish(plan, self.weights, scores, extra)
+        trace.append(
+            TraceStep(
+                operator="late",
+                returned=len(matches),
+                detail=f"{len(query.words)} words of the question against the tokens of "
+                f"{len(matches)} of the best {len(best)} turns, × {w.late}",
+                seconds=round(time.perf_counter() - started, 4),
+            )
+        )
 
     def _feedback(
         self, question: str, plan: Plan, qvec: np.ndarray, w: RankWeights, trace: list[TraceStep]
@@ -431,6 +477,16 @@ def _anchored(spec: Traverse, anchor: AnchorResult) -> list[str]:
         types = SEED_TYPES[spec.seeds]
         ids = [c.id for c in anchor.entries if c.type in types]
     return ids[: spec.cap]
+
+
+def _late_query(pieces: list[str], rows: np.ndarray, names: set[str]) -> LateQuery | None:
+    """The question's words and their unit token rows (None: no word to match)."""
+    words = query_words(pieces, names)
+    if not words or rows.shape[0] != len(pieces):
+        return None
+    picked = rows[[i for i, _ in words]]
+    unit = picked / np.linalg.norm(picked, axis=1, keepdims=True)
+    return LateQuery(rows=unit.astype(np.float32), words=[word for _, word in words])
 
 
 def name_terms(plan: Plan) -> set[str]:

@@ -112,6 +112,13 @@ class _Field:
             arrays = self._arrays[term] = (rows, tfs)
         return arrays
 
+    def idf(self, term: str) -> float:
+        """BM25's idf of a term in this field (0 without documents)."""
+        if not self.docs:
+            return 0.0
+        n = len(self.postings.get(term, ()))
+        return math.log(1.0 + (self.docs - n + 0.5) / (n + 0.5))
+
     def score(self, terms: Sequence[str], into: np.ndarray) -> None:
         """Add this field's BM25 score of every document to ``into`` (indexed by row)."""
         if not self.docs:
@@ -137,6 +144,12 @@ class LexicalIndex:
     def put(self, row: int, texts: dict[str, str | None]) -> None:
         for name, field in self._fields.items():
             field.put(row, texts.get(name))
+
+    def idf(self, word: str) -> float:
+        """How rare a word is here: BM25's idf of its term, the largest over the fields (0
+        for a word the analyzer drops, a stop word)."""
+        terms = analyse(word)
+        return max((f.idf(t) for t in terms for f in self._fields.values()), default=0.0)
 
     def search(
         self,

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz
 
+from cogmem.embed.tokens import unpack
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
 from cogmem.retrieval.candidates import (
     AnchorResult,
@@ -451,6 +452,25 @@ class Operators:
         """``vector`` plus ``share`` of the mean vector of the nodes ``ids``, unit length;
         None when none of them has a vector."""
         return self.vectors.feedback(vector, ids, share)
+
+    def turn_tokens(self, turn_ids: list[str]) -> dict[str, np.ndarray]:
+        """The token rows (unit float32) of those turns that have them: kept with the
+        group's copy, one round trip for those it does not hold yet."""
+        if not turn_ids:
+            return {}
+        vectors = self.vectors
+        kept, missing = vectors.cached_tokens(turn_ids)
+        if missing:
+            read: dict[str, tuple[bytes, list[float]]] = dict.fromkeys(missing, (b"", []))
+            for r in self.store.read("operators/turn_tokens", ids=missing, group=self.group):
+                read[r["id"]] = (bytes(r["rows"]), list(r["scales"]))
+            vectors.keep_tokens(read)
+            kept.update(read)
+        return {t: unpack(*kept[t]) for t in turn_ids if kept[t][1]}
+
+    def turn_idf(self, words: list[str]) -> list[float]:
+        """How rare each word is among the group's turns (BM25's idf, in process)."""
+        return self.vectors.turn_idf(words)
 
     def persons(self) -> list[dict[str, Any]]:
         """The group's persons with their aliases (kept with the group's vectors)."""

@@ -115,6 +115,15 @@ class RankWeights(BaseModel):
     (benchmarks/results/tune_feedback.md)."""
     feedback_turns: int = 2
     """How many of the first pass's best turns make the feedback vector."""
+    late: float = 1.0
+    """Late interaction (:mod:`cogmem.retrieval.late`): the question's words matched one by
+    one against the tokens of each of the best ``late_pool`` turns, min-max scaled, times
+    this, added to the turn's base score (0: off; also off for an embedder without token
+    states). Chosen cross-validated on the dev split (README, Benchmarks)."""
+    late_pool: int = 50
+    """How many of the best turns after grounding late interaction matches: the turns
+    Ground already read for a top 10 (:data:`GROUND_PER_RESULT` · k), ~12 KB of token rows
+    each."""
     drop_names: bool = True
     """Leave the asked persons' names out of the lexical query: the speaker weight covers
     them, and a name matches nearly every turn of its speaker."""
@@ -129,8 +138,10 @@ class RankWeights(BaseModel):
                 "speaker": 1.0,
                 "question": 0.45,
             },
-            # What holds now: the current claim must beat the older words it replaced.
-            "update": {"claim": 1.2},
+            # What holds now: the current claim must beat the older words it replaced, and
+            # what holds is reconciliation's call, not the wording's: an old claim matches
+            # "what does X think of Y now" word for word as well as the new one (no late).
+            "update": {"claim": 1.2, "late": 0.0},
         }
     )
 

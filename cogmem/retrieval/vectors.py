@@ -53,6 +53,12 @@ _LINK_CACHE = 50_000
 """Nodes whose relationships are kept as arrays (all forgotten past this)."""
 _DERIVED = 20_000
 """Nodes a view keeps what :meth:`GroupVectors.node_as` derived from (per converter)."""
+TOKEN_CACHE_BYTES = 64 * 1024 * 1024
+"""Turns' token rows (late interaction) kept per group, read from the store on a search's
+first need: ~12 KB a turn, so ~5,000 turns; the oldest go first beyond this."""
+TokenRows = tuple[bytes, list[float]]
+"""A turn's stored token rows and their scales (:mod:`cogmem.embed.tokens`); empty for a
+turn that has none."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,10 @@ class GroupVectors:
     _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
     _link_arrays: dict[int, tuple[dict[str, Any], Links]] = field(default_factory=dict)
+    #: turn id → its token rows, as read from the store (dropped when the turn is written)
+    _tokens: dict[str, TokenRows] = field(default_factory=dict)
+    _token_bytes: int = 0
+    _token_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def ids(self) -> list[str]:
@@ -135,7 +145,29 @@ class GroupVectors:
         # postings (measured at 100k records: see the scale benchmark's peak RSS)
         buf = self._buffer
         matrix = int(self._rows.matrix.nbytes if buf is None else buf.nbytes)
-        return matrix + 2560 * len(self._rows.ids)
+        return matrix + 2560 * len(self._rows.ids) + self._token_bytes
+
+    def cached_tokens(self, turn_ids: Sequence[str]) -> tuple[dict[str, TokenRows], list[str]]:
+        """The token rows kept of those turns, and the ids of the turns not kept."""
+        with self._token_lock:
+            kept = {t: self._tokens[t] for t in turn_ids if t in self._tokens}
+        return kept, [t for t in turn_ids if t not in kept]
+
+    def keep_tokens(self, rows: dict[str, TokenRows]) -> None:
+        """Keep turns' token rows read from the store (an empty entry: the turn has none),
+        the oldest dropped beyond :data:`TOKEN_CACHE_BYTES`."""
+        with self._token_lock:
+            for turn_id, value in rows.items():
+                self._drop_tokens(turn_id)
+                self._tokens[turn_id] = value
+                self._token_bytes += _token_size(value)
+            while self._token_bytes > TOKEN_CACHE_BYTES and self._tokens:
+                self._drop_tokens(next(iter(self._tokens)))
+
+    def _drop_tokens(self, turn_id: str) -> None:
+        old = self._tokens.pop(turn_id, None)
+        if old is not None:
+            self._token_bytes -= _token_size(old)
 
     def node(self, node_id: str) -> dict[str, Any] | None:
         """What a search reads of a node (id, type, name, content, speaker, times as epoch
@@ -192,7 +224,11 @@ class GroupVectors:
                 return new_fields[at - n_old]
             return refielded.get(at) or old.fields[at]
 
+        stale_tokens = bool(self._tokens)  # a rewritten turn's token rows are read again
         for r in rows:
+            if stale_tokens:
+                with self._token_lock:
+                    self._drop_tokens(r["id"])
             data = {k: v for k, v in r.items() if k != "embedding"}
             at = row.get(r["id"])
             if at is not None:
@@ -313,6 +349,11 @@ class GroupVectors:
         with self._text_lock:
             hits = index.search(words, k, allowed, view.ids.__getitem__, lambda: view.id_array)
         return [(view.ids[row], score) for row, score in hits]
+
+    def turn_idf(self, words: Sequence[str]) -> list[float]:
+        """How rare each word is among the group's turn texts (BM25's idf)."""
+        with self._text_lock:
+            return [self._turn_text.idf(w) for w in words]
 
     def top(
         self, query: np.ndarray, *, turns: bool, types: Sequence[str] | None, k: int
@@ -460,6 +501,10 @@ _MEMO_QUERIES = 3
 """Question vectors whose scores a group's copy keeps (see ``GroupVectors._memo``)."""
 _SUBSET_SHARE = 8
 """``similarity`` of fewer than 1/8 of a view's rows multiplies only those rows."""
+
+
+def _token_size(rows: TokenRows) -> int:
+    return len(rows[0]) + 8 * len(rows[1]) + 100
 
 
 def _nearest(view: _Rows, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:

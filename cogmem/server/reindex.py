@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from cogmem.embed import Embedder
+from cogmem.embed.tokens import TOKEN_ROWS, TOKEN_SCALES, embed_texts
 from cogmem.ingest.rows import memory_embed_text, speaker_text
 from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.server.schema import drop_vector_indexes, has_vector_indexes, rebuild_vector_indexes
@@ -43,6 +44,7 @@ def reindex(
         "admin/reindex_turns_page",
         "admin/set_turn_embeddings",
         lambda row: speaker_text(row["speaker"] or "", row["full_text"] or ""),
+        lambda row: row["speaker"] or "",
     )
     records = _pages(
         store,
@@ -52,6 +54,7 @@ def reindex(
         "admin/reindex_memory_page",
         "admin/set_memory_embeddings",
         memory_embed_text,
+        lambda row: None,
     )
     rebuild_vector_indexes(store, embedder.name, embedder.dimension, vector_indexes=indexed)
     store.write("admin/new_vector_epochs")
@@ -73,18 +76,28 @@ def _pages(
     read: str,
     write: str,
     text: Callable[[dict], str],
+    speaker: Callable[[dict], str | None],
 ) -> int:
+    """Re-embed the nodes ``read`` pages through; ``speaker`` is a turn's (whose token rows
+    are kept) or None (a record: no rows)."""
     after, done = "", 0
     while True:
         rows = store.read(read, after=after, limit=page)
         if not rows:
             return done
-        vectors = embedder.embed([text(row) for row in rows])
+        vectors, tokens = embed_texts(
+            embedder, [text(row) for row in rows], [speaker(row) for row in rows]
+        )
         store.write(
             write,
             rows=[
-                {"id": row["id"], "embedding": vec.tolist()}
-                for row, vec in zip(rows, vectors, strict=True)
+                {
+                    "id": row["id"],
+                    "embedding": vec.tolist(),
+                    TOKEN_ROWS: kept.get(TOKEN_ROWS),
+                    TOKEN_SCALES: kept.get(TOKEN_SCALES),
+                }
+                for row, vec, kept in zip(rows, vectors, tokens, strict=True)
             ],
         )
         done += len(rows)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from cogmem.embed import embedder_identity
+from cogmem.embed.tokens import TokenEmbedder, embed_texts
 from cogmem.ingest.ids import group_key, node_id
 from cogmem.ingest.rows import memory_embed_text
 from cogmem.models import NodeLabel, RecordType
@@ -144,7 +145,8 @@ def import_group(
     gkey = group_key(target)
 
     rows: dict[str, list[dict[str, Any]]] = {label: [] for label in PRIMARY_LABELS}
-    to_embed: list[tuple[dict[str, Any], str]] = []
+    to_embed: list[tuple[dict[str, Any], str, str | None]] = []
+    with_rows = isinstance(mem.embedder, TokenEmbedder)
     completes: list[str] = []
     for n in data.nodes:
         new_id = ids.get(n.id, n.id)
@@ -157,12 +159,20 @@ def import_group(
             if props.get("complete") is True:
                 completes.append(new_id)
             props["complete"] = False
-        if n.embedding is not None and not reembed:
+        turn = n.primary == NodeLabel.TURN
+        # a turn's token rows are not in the file: a turn is embedded again when the
+        # embedder makes them (the same vector as the file's, and its rows)
+        rows_wanted = turn and (n.embedded or n.embedding is not None) and with_rows
+        if n.embedding is not None and not reembed and not rows_wanted:
             props["embedding"] = [float(x) for x in n.embedding]
-        elif n.embedded or (reembed and n.primary in (NodeLabel.TURN, NodeLabel.MEMORY)):
-            turn = n.primary == NodeLabel.TURN
+        elif (
+            rows_wanted
+            or n.embedded
+            or (reembed and n.primary in (NodeLabel.TURN, NodeLabel.MEMORY))
+        ):
             text = turn_embed_text(props) if turn else memory_embed_text(props)
-            to_embed.append((props, text))
+            speaker = (props.get("speaker") or "") if turn else None
+            to_embed.append((props, text, speaker))
         rows[n.primary].append({"id": new_id, "labels": list(n.labels), "props": props})
     rels = [
         {
@@ -190,9 +200,12 @@ def import_group(
                 "refusing to import",
             )
     for chunk in _batches(to_embed, 256):  # before any write: a failure here writes nothing
-        vectors = mem.embedder.embed([text for _, text in chunk])
-        for (props, _), vec in zip(chunk, vectors, strict=True):
+        vectors, tokens = embed_texts(
+            mem.embedder, [text for _, text, _ in chunk], [speaker for _, _, speaker in chunk]
+        )
+        for (props, _, _), vec, kept in zip(chunk, vectors, tokens, strict=True):
             props["embedding"] = [float(x) for x in vec]
+            props.update(kept)
     for label in PRIMARY_LABELS:
         for chunk in _batches(rows[label], batch):
             written = mem.store.write(_WRITE_STATEMENT[label], nodes=list(chunk), group=target)

@@ -1,5 +1,8 @@
-// Store new turn vectors.
+// Store new turn vectors, with the turn's token rows (late interaction) where the embedder
+// gives them; null removes rows an earlier embedder left.
 UNWIND $rows AS row
 MATCH (t:Turn {id: row.id})
-SET t.embedding = row.embedding
+SET t.embedding = row.embedding,
+    t.token_rows = row.token_rows,
+    t.token_scales = row.token_scales
 RETURN count(t) AS updated

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.embed import Embedder
 from cogmem.ingest import Ingestor, ReaderError, read_file
-from cogmem.ingest.ingestor import KnownVectors
+from cogmem.ingest.ingestor import Embedded, KnownVectors
 from cogmem.models import Conversation, Turn
 from cogmem.store import Store
 
@@ -369,8 +370,8 @@ def test_append_takes_a_turn_vector_computed_ahead(mem: Memory) -> None:
     )
     marker = np.zeros(mem.embedder.dimension, np.float32)
     marker[7] = 1.0
-    ready: Future[np.ndarray] = Future()
-    ready.set_result(marker)
+    ready: Future[Embedded] = Future()
+    ready.set_result((marker, {}))
     ingestor = Ingestor(mem.store, recorder, mem.extractor, mem.group)
     conversation = Conversation(id="c", speakers=["Ana"], turns=[turn], source_format="live")
     ingestor.append(conversation, None, ahead={"Ana: We adopted a puppy called Brie.": ready})
@@ -378,3 +379,35 @@ def test_append_takes_a_turn_vector_computed_ahead(mem: Memory) -> None:
     assert recorder.texts  # the records were embedded
     (stored,) = [n for n in mem.export().nodes if n.primary == "Turn"]
     assert stored.embedding is not None and np.allclose(stored.embedding, marker)
+
+
+def _token_rows(mem: Memory) -> dict[str, dict[str, Any]]:
+    """source id → the stored token rows of each turn of the group that has them."""
+    turns = {t["id"]: t["source_id"] for t in mem.store.read("inspect/turns", group=mem.group)}
+    rows = mem.store.read("operators/turn_tokens", ids=list(turns), group=mem.group)
+    return {turns[r["id"]]: r for r in rows}
+
+
+def test_turns_keep_the_token_rows_of_their_own_words(mem: Memory, tmp_path: Path) -> None:
+    # ingest, a live turn, export (which leaves them out) and import (which makes them again)
+    mem.ingest(write(tmp_path, [locomo_sample()]))
+    mem.add_turn(speaker="Ana Lu", text="We adopted a puppy called Brie.", conversation="chat")
+    stored = _token_rows(mem)
+    turns = mem.store.read("inspect/turns", group=mem.group)
+    assert set(stored) == {t["source_id"] for t in turns}
+    dim = mem.embedder.dimension
+    for t in turns:
+        n = len(mem.embedder.pieces(t["full_text"]))  # the words, not the "Speaker:" prefix
+        row = stored[t["source_id"]]
+        assert len(row["scales"]) == n and len(row["rows"]) == n * dim
+    data = mem.export()
+    assert not any("token_rows" in node.properties for node in data.nodes)
+    copy = mem.for_group(mem.group + "-copy")
+    try:
+        copy.import_(data)
+        again = _token_rows(copy)
+        assert {k: bytes(v["rows"]) for k, v in again.items()} == {
+            k: bytes(v["rows"]) for k, v in stored.items()
+        }
+    finally:
+        copy.forget()

@@ -40,6 +40,12 @@ def dims(store: Store) -> dict[str, int]:
     return {r["name"]: int(r["dimension"]) for r in store.admin("meta/vector_dimensions")}
 
 
+def token_rows(store: Store, group: str) -> int:
+    """How many of the group's turns carry token rows (late interaction)."""
+    ids = [t["id"] for t in store.read("inspect/turns", group=group)]
+    return len(store.read("operators/turn_tokens", ids=ids, group=group))
+
+
 def test_other_embedder_is_refused_then_reindex_switches(
     own_server: Settings, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -47,6 +53,7 @@ def test_other_embedder_is_refused_then_reindex_switches(
         mem.ingest(EXAMPLE)
         counts = mem.counts()
         assert dims(mem.store) == {"memory_embedding": 384, "turn_embedding": 384}
+        assert token_rows(mem.store, "reindex") == counts["labels"]["Turn"]
     openai_env = {
         "NEO4J_URI": own_server.neo4j_uri,
         "COGMEM_GROUP": "reindex",
@@ -72,6 +79,7 @@ def test_other_embedder_is_refused_then_reindex_switches(
         assert dims(mem.store) == {"memory_embedding": 32, "turn_embedding": 32}
         assert recorded_embedder(mem.store) == ("openai:test-embed", 32)
         assert mem.counts() == counts  # only vectors changed
+        assert token_rows(mem.store, "reindex") == 0  # OpenAI gives no token states
         assert mem.search("When is the soft opening of the bakery?", k=3)
     searched = runner.invoke(app, ["search", "soft opening", "--json"], catch_exceptions=False)
     assert searched.exit_code == 0 and json.loads(searched.stdout)["evidence"]
@@ -81,3 +89,4 @@ def test_other_embedder_is_refused_then_reindex_switches(
     with Store(own_server) as store:
         assert dims(store) == {"memory_embedding": 384, "turn_embedding": 384}
         assert recorded_embedder(store) == ("minilm", 384)
+        assert token_rows(store, "reindex") == counts["labels"]["Turn"]  # made again

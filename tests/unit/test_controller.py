@@ -22,7 +22,7 @@ from cogmem.retrieval.candidates import (
 )
 from cogmem.retrieval.controller import Controller, Operators
 from cogmem.retrieval.recipes import RECIPES
-from cogmem.retrieval.scoring import RankWeights, ranked
+from cogmem.retrieval.scoring import RankWeights
 
 pytestmark = pytest.mark.unit
 
@@ -196,6 +196,29 @@ class FakeOperators:
     def superseded(self, claim_ids: list[str]) -> dict[str, list[str]]:
         return {cid: ['"It is fine." (D1:1, 1 May 2023)'] for cid in claim_ids}
 
+    def turn_tokens(self, turn_ids: list[str]) -> dict[str, np.ndarray]:
+        self.calls.append(("turn_tokens", list(turn_ids)))
+        return {t: token_rows(TURNS[int(t[1:])][1]) for t in turn_ids}
+
+    def turn_idf(self, words: list[str]) -> list[float]:
+        return [1.0] * len(words)
+
+
+MEANING = {"pet": 0, "dog": 0, "adopt": 1, "adopted": 1}
+"""Token rows of the fake token embedder: words of one meaning share an axis, every other
+word lies on a third one."""
+
+
+def fake_pieces(text: str) -> list[str]:
+    return [w.strip("?,.!").lower() for w in text.split()]
+
+
+def token_rows(text: str) -> np.ndarray:
+    rows = np.zeros((len(fake_pieces(text)), 3), np.float32)
+    for i, word in enumerate(fake_pieces(text)):
+        rows[i, MEANING.get(word, 2)] = 1.0
+    return rows
+
 
 class FakeEmbedder:
     name = "fake"
@@ -206,6 +229,16 @@ class FakeEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return np.ones(4, dtype=np.float32) / 2
+
+
+class FakeTokenEmbedder(FakeEmbedder):
+    """The fake embedder with token rows (:data:`MEANING`)."""
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        return self.embed(texts), [token_rows(t) for t in texts]
+
+    def pieces(self, text: str) -> list[str]:
+        return fake_pieces(text)
 
 
 def controller(ops: Operators) -> Controller:
@@ -272,12 +305,28 @@ def test_feedback_searches_with_the_first_passs_best_turns_and_can_be_off() -> N
     assert "feedback" not in [step.operator for step in one_pass.trace]
 
 
-def test_scored_ranks_the_turns_that_run_returns() -> None:
-    question = "What do Alice and Bob both like?"
-    plan, scores = controller(FakeOperators()).scored(question, k=3)
-    result = controller(FakeOperators()).run(question, k=3)
-    assert plan.intent == result.plan.intent and plan.entities == result.plan.entities
-    assert [s.id for s in ranked(scores)][:3] == [e.turn_id for e in result.evidence]
+def test_late_interaction_raises_the_turn_whose_words_answer() -> None:
+    # "pet" and "adopt" are nowhere in the texts, but "dog" and "adopted" mean them
+    question = "Which pet did Alice adopt?"
+    without = Controller.over(FakeOperators(), FakeTokenEmbedder(), weights=RankWeights(late=0))
+    plain = without.run(question, k=3)
+    assert "late" not in [step.operator for step in plain.trace]
+    assert plain.evidence[0].turn_id != "t4"
+
+    ops = FakeOperators()
+    result = Controller.over(ops, FakeTokenEmbedder()).run(question, k=3)
+    (late,) = [step for step in result.trace if step.operator == "late"]
+    assert late.returned == len(TURNS) and "2 words" in late.detail  # pet, adopt
+    assert result.evidence[0].turn_id == "t4"
+    (asked,) = [ids for name, ids in ops.calls if name == "turn_tokens"]
+    assert len(asked) <= RankWeights().late_pool
+
+
+def test_no_late_interaction_without_token_rows() -> None:
+    ops = FakeOperators()
+    result = controller(ops).run("Which pet did Alice adopt?", k=3)  # no token states
+    assert "late" not in [step.operator for step in result.trace]
+    assert "turn_tokens" not in [name for name, _ in ops.calls]
 
 
 def test_an_opinion_question_follows_only_the_holders_claims() -> None:

@@ -205,21 +205,23 @@ def test_duplicates_share_a_vector(embedder: MiniLMEmbedder) -> None:
     assert not np.allclose(vectors[0], vectors[1])
 
 
-def test_token_states_pool_to_the_vector(embedder: MiniLMEmbedder) -> None:
-    # one row per token, [CLS] and [SEP] included; their mean, normalised, is the vector
-    texts = ["Melanie: I held a gaming tourney last night.", "Short."]
-    states = embedder.token_states(texts)
-    vectors = embedder.embed(texts)
-    for text, rows, vector in zip(texts, states, vectors, strict=True):
-        assert rows.shape == (len(embedder.encode_ids(text)), embedder.dimension)
-        pooled = rows.mean(axis=0)
-        assert np.allclose(pooled / np.linalg.norm(pooled), vector, atol=1e-4)
+def test_token_states_come_from_the_same_pass_as_the_vectors(embedder: MiniLMEmbedder) -> None:
+    texts = ["Melanie: I held a gaming tourney last night.", "Short.", "Short."]
+    vectors, rows = embedder.embed_with_tokens(texts)
+    assert np.array_equal(vectors, embedder.embed(texts))
+    for text, states in zip(texts, rows, strict=True):
+        # one row per token, [CLS] and [SEP] left out
+        assert states.shape == (len(embedder.encode_ids(text)) - 2, embedder.dimension)
+    assert np.array_equal(rows[1], rows[2])
     # contextual: the same word-piece gets different states in different sentences
-    bank = embedder.tokenizer.vocab["bank"]
-    river, money = embedder.token_states(["the river bank", "the bank loan"])
-    at_river = river[embedder.encode_ids("the river bank").index(bank)]
-    at_money = money[embedder.encode_ids("the bank loan").index(bank)]
-    assert not np.allclose(at_river, at_money, atol=1e-2)
+    (river, money) = embedder.embed_with_tokens(["the river bank", "the bank loan"])[1]
+    assert river.shape == money.shape == (3, embedder.dimension)
+    assert not np.allclose(river[2], money[1], atol=1e-2)  # "bank", twice
+    # many texts: several batches, side by side, still one pass each
+    many = [f"turn {i}: " + "word " * (i % 37) for i in range(150)]
+    vectors, rows = embedder.embed_with_tokens(many)
+    assert np.allclose(vectors, embedder.embed(many), atol=1e-6)
+    assert [len(r) for r in rows] == [len(embedder.encode_ids(t)) - 2 for t in many]
 
 
 def test_semantic_sanity(embedder: MiniLMEmbedder) -> None:

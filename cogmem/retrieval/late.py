@@ -1,0 +1,67 @@
+"""Late interaction: the question matched word by word against each of a search's best
+turns, as pure maths (no I/O).
+
+A turn's vector is the mean of its tokens' contextual states; the mean blurs a turn that
+is about several things, and a word of the question can match one word of the turn
+("tourney" for "tournament", "pup" for "pets") without moving the mean. So, for each of the
+best turns after grounding, and for each word of the question (a word-initial word-piece,
+not a stopword, not a name of a person the question asks about — the speaker weight covers
+those), the best cosine to any token row of the turn (:mod:`cogmem.embed.tokens`); the
+mean of those, weighted by each word's IDF in the group's turns (a rare word says more), is
+the turn's match. Min-max over the turns matched (the best 1, the worst 0), times
+``RankWeights.late``, it joins the turn's base score (:func:`~cogmem.retrieval.scoring.
+finish`'s ``extra``), so a question turn also passes a share of it to its answer.
+
+Chosen on the LoCoMo dev split, each conversation scored with the weight the other chose
+(``benchmarks/tune_weights.py --cv --set late=…``; the first measurement, a replay, is
+``benchmarks/late_interaction.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from cogmem.text.stopwords import STOPWORDS
+
+SPECIAL = frozenset({"[CLS]", "[SEP]", "[UNK]", "[PAD]"})
+
+
+def query_words(pieces: list[str], names: Iterable[str]) -> list[tuple[int, str]]:
+    """The question's words to match: (row of its first word-piece, the whole word), for
+    each word-initial alphabetic piece that is not a stopword or an asked person's name."""
+    skip = {n.lower() for n in names}
+    out: list[tuple[int, str]] = []
+    for i, piece in enumerate(pieces):
+        if piece in SPECIAL or not piece.isalpha():
+            continue  # punctuation, digits, and "##" continuations
+        word = piece
+        for more in pieces[i + 1 :]:
+            if not more.startswith("##"):
+                break
+            word += more[2:]
+        if word in STOPWORDS or piece in STOPWORDS or word in skip:
+            continue
+        out.append((i, word))
+    return out
+
+
+def match(query: np.ndarray, weights: np.ndarray, rows: np.ndarray) -> float:
+    """The IDF-weighted mean, over the question's word rows ``query`` (unit), of each
+    word's best cosine to a token row of the turn (``rows``, unit)."""
+    total = float(weights.sum())
+    if rows.size == 0 or total <= 0.0:
+        return 0.0
+    best = (query @ rows.T).max(axis=1)
+    return float(best @ weights) / total
+
+
+def scaled(matches: Mapping[str, float]) -> dict[str, float]:
+    """Min-max over the turns matched: the best 1, the worst 0 (all 0 when they tie)."""
+    if not matches:
+        return {}
+    low, high = min(matches.values()), max(matches.values())
+    if high <= low:
+        return dict.fromkeys(matches, 0.0)
+    return {k: (v - low) / (high - low) for k, v in matches.items()}
