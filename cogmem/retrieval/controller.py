@@ -1,7 +1,8 @@
 """The controller: a quick first pass that moves the question's vector towards its best
 turns (pseudo-relevance feedback), then Anchor, the steps of the question's recipe (at most
-five more), grounding of the best turns, a sufficiency check, and Evidence with a trace of
-what ran.
+five more), grounding of the best turns, late interaction (the question's words against the
+best turns' tokens: :mod:`.late`), a sufficiency check, and Evidence with a trace of what
+ran.
 
 It only orchestrates. Which steps run for which intent is data (:mod:`.recipes`); how turns
 rank is pure maths (:mod:`.scoring`); the operators are reached through the
@@ -98,7 +99,7 @@ class Operators(Protocol):
 
     def feedback(self, vector: np.ndarray, ids: list[str], share: float) -> np.ndarray | None: ...
 
-    def turn_tokens(self, turn_ids: list[str]) -> dict[str, np.ndarray]: ...
+    def turn_tokens(self, turn_ids: list[str]) -> dict[str, tuple[bytes, list[float]]]: ...
 
     def turn_idf(self, words: list[str]) -> list[float]: ...
 
@@ -240,7 +241,9 @@ class Controller:
         best = [s.id for s in ranked(scores)[: w.late_pool]]
         rows = self.ops.turn_tokens(best) if best else {}
         weights = np.asarray(self.ops.turn_idf(query.words), np.float32)
-        matches = {tid: late_match(query.rows, weights, rows[tid]) for tid in best if tid in rows}
+        matched = [tid for tid in best if tid in rows]
+        values = late_match(query.rows, weights, [rows[tid] for tid in matched])
+        matches = dict(zip(matched, values, strict=True))
         extra = {tid: w.late * v for tid, v in late_scaled(matches).items()}
         if extra:
             finish(plan, self.weights, scores, extra)

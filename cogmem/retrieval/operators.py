@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz
 
-from cogmem.embed.tokens import unpack
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
 from cogmem.retrieval.candidates import (
     AnchorResult,
@@ -36,7 +35,7 @@ from cogmem.retrieval.candidates import (
 )
 from cogmem.retrieval.lucene import keywords
 from cogmem.retrieval.vector_cache import vector_cache
-from cogmem.retrieval.vectors import GroupVectors
+from cogmem.retrieval.vectors import GroupVectors, TokenRows
 from cogmem.store import Store
 
 LEXICAL_WEIGHT = 0.3
@@ -453,9 +452,9 @@ class Operators:
         None when none of them has a vector."""
         return self.vectors.feedback(vector, ids, share)
 
-    def turn_tokens(self, turn_ids: list[str]) -> dict[str, np.ndarray]:
-        """The token rows (unit float32) of those turns that have them: kept with the
-        group's copy, one round trip for those it does not hold yet."""
+    def turn_tokens(self, turn_ids: list[str]) -> dict[str, TokenRows]:
+        """The stored token rows (int8 bytes, scales) of those turns that have them: kept
+        with the group's copy, one round trip for those it does not hold yet."""
         if not turn_ids:
             return {}
         vectors = self.vectors
@@ -466,7 +465,7 @@ class Operators:
                 read[r["id"]] = (bytes(r["rows"]), list(r["scales"]))
             vectors.keep_tokens(read)
             kept.update(read)
-        return {t: unpack(*kept[t]) for t in turn_ids if kept[t][1]}
+        return {t: kept[t] for t in turn_ids if kept[t][1]}
 
     def turn_idf(self, words: list[str]) -> list[float]:
         """How rare each word is among the group's turns (BM25's idf, in process)."""

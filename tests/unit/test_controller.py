@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cogmem.embed.tokens import TOKEN_ROWS, TOKEN_SCALES, pack
 from cogmem.models import INTENTS, TimeRange
 from cogmem.retrieval.candidates import (
     AnchorResult,
@@ -196,9 +197,13 @@ class FakeOperators:
     def superseded(self, claim_ids: list[str]) -> dict[str, list[str]]:
         return {cid: ['"It is fine." (D1:1, 1 May 2023)'] for cid in claim_ids}
 
-    def turn_tokens(self, turn_ids: list[str]) -> dict[str, np.ndarray]:
+    def turn_tokens(self, turn_ids: list[str]) -> dict[str, tuple[bytes, list[float]]]:
         self.calls.append(("turn_tokens", list(turn_ids)))
-        return {t: token_rows(TURNS[int(t[1:])][1]) for t in turn_ids}
+        out = {}
+        for t in turn_ids:
+            kept = pack(token_rows(TURNS[int(t[1:])][1]))
+            out[t] = (kept[TOKEN_ROWS], kept[TOKEN_SCALES])
+        return out
 
     def turn_idf(self, words: list[str]) -> list[float]:
         return [1.0] * len(words)

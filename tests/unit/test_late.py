@@ -18,12 +18,34 @@ def test_the_words_to_match_leave_out_stopwords_names_and_continuations() -> Non
     assert query_words(pieces, {"melanie"}) == [(1, "activities"), (4, "partake")]
 
 
+def stored(rows: list[list[float]]) -> tuple[bytes, list[float]]:
+    kept = pack(np.asarray(rows, np.float32))
+    return kept[TOKEN_ROWS], kept[TOKEN_SCALES]
+
+
 def test_a_word_matches_its_best_token_and_rare_words_weigh_more() -> None:
     query = np.eye(2, dtype=np.float32)  # two words, on two axes
-    turn = np.array([[1.0, 0.0], [0.6, 0.8]], np.float32)  # word one exactly, word two 0.8
-    assert match(query, np.array([1.0, 1.0]), turn) == pytest.approx(0.9)
-    assert match(query, np.array([3.0, 1.0]), turn) == pytest.approx((3 * 1.0 + 0.8) / 4)
-    assert match(query, np.array([1.0, 1.0]), np.zeros((0, 2), np.float32)) == 0.0
+    turn = stored([[1.0, 0.0], [0.6, 0.8]])  # word one exactly, word two at 0.8
+    other = stored([[0.0, 1.0]])  # word two exactly, word one not at all
+    same, rare = match(query, np.array([1.0, 1.0]), [turn, other])
+    assert same == pytest.approx(0.9, abs=0.01) and rare == pytest.approx(0.5, abs=0.01)
+    (weighted,) = match(query, np.array([3.0, 1.0]), [turn])
+    assert weighted == pytest.approx((3 * 1.0 + 0.8) / 4, abs=0.01)
+    assert match(query, np.array([1.0, 1.0]), []) == []
+    assert match(query, np.array([0.0, 0.0]), [turn]) == [0.0]  # no word to weigh
+
+
+def test_one_product_for_all_turns_equals_each_turn_alone() -> None:
+    rng = np.random.default_rng(1)
+    query = rng.normal(size=(4, 384)).astype(np.float32)
+    query /= np.linalg.norm(query, axis=1, keepdims=True)
+    weights = rng.uniform(0.5, 3.0, size=4)
+    turns = [stored(rng.normal(size=(n, 384)).tolist()) for n in (1, 7, 30, 3)]
+    together = match(query, weights, turns)
+    for turn, value in zip(turns, together, strict=True):
+        rows = unpack(*turn)
+        alone = float(weights @ (query @ rows.T).max(axis=1) / weights.sum())
+        assert value == pytest.approx(alone, abs=2e-3)  # int8 rows, not normalised again
 
 
 def test_matches_are_scaled_from_the_worst_to_the_best() -> None:
