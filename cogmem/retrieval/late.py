@@ -63,7 +63,10 @@ def match(
     rows = codes.reshape(sum(sizes), -1).astype(np.float32)
     rows *= np.concatenate([np.asarray(scales, np.float32) for _, scales in turns])[:, None]
     starts = np.cumsum([0, *sizes[:-1]])
-    best = np.maximum.reduceat(query @ rows.T, starts, axis=1)  # (words, turns)
+    # numpy's own loop, not BLAS, whose worker threads spin after each product and take the
+    # cores that concurrent searches need (as the group scan: cogmem.retrieval.scan)
+    sims = np.einsum("wd,td->wt", query, rows)
+    best = np.maximum.reduceat(sims, starts, axis=1)  # (words, turns)
     return (weights @ best / total).tolist()
 
 
