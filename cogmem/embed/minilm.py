@@ -17,7 +17,6 @@ int8-quantised copy cached on disk (other vectors, so another embedder name:
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import hashlib
 import logging
@@ -26,7 +25,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -35,6 +33,7 @@ import numpy as np
 from cogmem.embed.base import EmbedderUnavailable, cached_model, l2_normalise, read_json
 from cogmem.embed.batching import BATCH_TOKENS, cheapest_groups, length_batches
 from cogmem.embed.bert import BertEncoder, mean_pool
+from cogmem.embed.threads import BLAS, WORKERS, default_workers
 from cogmem.embed.wordpiece import WordPieceTokenizer
 
 log = logging.getLogger(__name__)
@@ -361,82 +360,10 @@ def _build_int8_in_child(model_dir: Path, dest: Path, variant: str = "int8") -> 
         _build_int8_file(model_dir, dest, variant)
 
 
-class _BlasThreads:
-    """Limits the BLAS thread pool around a block, through threadpoolctl when installed.
-
-    threadpoolctl is optional: without it, limits are ignored (set OPENBLAS_NUM_THREADS /
-    OMP_NUM_THREADS before starting Python instead).
-    """
-
-    def __init__(self) -> None:
-        self._controller: Any = None
-        self._looked = False
-        self._lock = threading.Lock()
-
-    @property
-    def available(self) -> bool:
-        return self._get() is not None
-
-    def _get(self) -> Any:
-        if not self._looked:
-            with self._lock:
-                if not self._looked:
-                    try:
-                        from threadpoolctl import ThreadpoolController
-
-                        self._controller = ThreadpoolController()
-                    except Exception as exc:  # ImportError, or a library it cannot inspect
-                        log.debug("BLAS thread limits unavailable: %s", exc)
-                        self._controller = None
-                    self._looked = True
-        return self._controller
-
-    def limit(self, threads: int) -> contextlib.AbstractContextManager[Any]:
-        controller = self._get() if threads > 0 else None
-        if controller is None:
-            return contextlib.nullcontext()
-        return controller.limit(limits=threads, user_api="blas")
-
-
-_BLAS = _BlasThreads()
-
 #: Up to this many tokens in a call, BLAS runs single-threaded when threads=0 (and
 #: threadpoolctl is installed): matrices that small gain nothing from a second thread,
 #: and lose a lot when the other core is busy.
 SMALL_CALL_TOKENS = 512
-
-
-class _Workers:
-    """A lazily started pool that runs forward passes side by side, one BLAS thread each.
-
-    On a small machine two single-threaded forward passes at once beat one pass on two
-    BLAS threads by far (measured 1.5-1.7x on 2 cores): the elementwise numpy work
-    (GELU, layer norm, softmax) runs single-threaded and releases the GIL, and small
-    matrices scale poorly across BLAS threads.
-    """
-
-    def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def get(self, size: int) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._pool is None or self._size < size:
-                old = self._pool
-                self._pool = ThreadPoolExecutor(size, thread_name_prefix="cogmem-embed")
-                self._size = size
-                if old is not None:
-                    old.shutdown(wait=False)
-            return self._pool
-
-
-_WORKERS = _Workers()
-
-
-def default_workers() -> int:
-    """Forward passes run side by side for batch work when threads=0: the cores, up to 2."""
-    return max(1, min(2, os.cpu_count() or 1))
 
 
 class MiniLMEmbedder:
@@ -555,7 +482,7 @@ class MiniLMEmbedder:
         encoder = self._model.encoder
         workers = self.threads if self.threads > 0 else default_workers()
         small = sum(map(len, sequences)) <= SMALL_CALL_TOKENS
-        parallel = _BLAS.available or not self._blas_bound
+        parallel = BLAS.available or not self._blas_bound
         if small and len(unique) <= self.batch_size:
             batches = cheapest_groups(order, sequences)  # few passes, little padding
         else:
@@ -569,7 +496,7 @@ class MiniLMEmbedder:
                 # 30.8 -> 21 ms p50 on 2 cores. The default two-thread session (its threads
                 # sleep when idle) runs them one after the other: as fast (add_turn p50
                 # 60-62 vs 64-67 ms) with no more threads than cores
-                pool = _WORKERS.get(workers)
+                pool = WORKERS.get(workers)
                 done = [pool.submit(pooled, quick, idx) for idx in batches]
                 for idx, pending in zip(batches, done, strict=True):
                     vectors[idx] = pending.result()
@@ -578,7 +505,7 @@ class MiniLMEmbedder:
                     vectors[idx] = pooled(quick, idx)
         elif small or workers == 1 or len(batches) == 1 or not parallel:
             threads = 1 if small else self.threads
-            with _BLAS.limit(threads):
+            with BLAS.limit(threads):
                 for idx in batches:
                     vectors[idx] = pooled(encoder, idx)
         else:
@@ -586,9 +513,9 @@ class MiniLMEmbedder:
             def run(idx: list[int]) -> None:
                 vectors[idx] = pooled(encoder, idx)
 
-            with _BLAS.limit(1):
+            with BLAS.limit(1):
                 # longest batches first, so the two workers finish close together
-                pool = _WORKERS.get(workers)
+                pool = WORKERS.get(workers)
                 for future in [pool.submit(run, idx) for idx in reversed(batches)]:
                     future.result()
         vectors = l2_normalise(vectors)

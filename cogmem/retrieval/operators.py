@@ -34,8 +34,9 @@ from cogmem.retrieval.candidates import (
     Shared,
 )
 from cogmem.retrieval.lucene import keywords
+from cogmem.retrieval.token_rows import TokenRows
 from cogmem.retrieval.vector_cache import vector_cache
-from cogmem.retrieval.vectors import GroupVectors, TokenRows
+from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
 
 LEXICAL_WEIGHT = 0.3
@@ -457,13 +458,13 @@ class Operators:
         with the group's copy, one round trip for those it does not hold yet."""
         if not turn_ids:
             return {}
-        vectors = self.vectors
-        kept, missing = vectors.cached_tokens(turn_ids)
+        cache = self.vectors.tokens
+        kept, missing = cache.cached(turn_ids)
         if missing:
-            read: dict[str, tuple[bytes, list[float]]] = dict.fromkeys(missing, (b"", []))
+            read: dict[str, TokenRows] = dict.fromkeys(missing, (b"", []))
             for r in self.store.read("operators/turn_tokens", ids=missing, group=self.group):
                 read[r["id"]] = (bytes(r["rows"]), list(r["scales"]))
-            vectors.keep_tokens(read)
+            cache.keep(read)
             kept.update(read)
         return {t: kept[t] for t in turn_ids if kept[t][1]}
 

@@ -41,6 +41,7 @@ from cogmem.retrieval.adjacency import (
 )
 from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.scan import products
+from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.retrieval.topk import best_rows
 
 TURN = "Turn"
@@ -53,12 +54,6 @@ _LINK_CACHE = 50_000
 """Nodes whose relationships are kept as arrays (all forgotten past this)."""
 _DERIVED = 20_000
 """Nodes a view keeps what :meth:`GroupVectors.node_as` derived from (per converter)."""
-TOKEN_CACHE_BYTES = 64 * 1024 * 1024
-"""Turns' token rows (late interaction) kept per group, read from the store on a search's
-first need: ~12 KB a turn, so ~5,000 turns; the oldest go first beyond this."""
-TokenRows = tuple[bytes, list[float]]
-"""A turn's stored token rows and their scales (:mod:`cogmem.embed.tokens`); empty for a
-turn that has none."""
 
 
 @dataclass(frozen=True)
@@ -126,10 +121,8 @@ class GroupVectors:
     _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
     _link_arrays: dict[int, tuple[dict[str, Any], Links]] = field(default_factory=dict)
-    #: turn id → its token rows, as read from the store (dropped when the turn is written)
-    _tokens: dict[str, TokenRows] = field(default_factory=dict)
-    _token_bytes: int = 0
-    _token_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the turns' token rows read so far (late interaction)
+    tokens: TokenRowCache = field(default_factory=TokenRowCache)
 
     @property
     def ids(self) -> list[str]:
@@ -145,29 +138,7 @@ class GroupVectors:
         # postings (measured at 100k records: see the scale benchmark's peak RSS)
         buf = self._buffer
         matrix = int(self._rows.matrix.nbytes if buf is None else buf.nbytes)
-        return matrix + 2560 * len(self._rows.ids) + self._token_bytes
-
-    def cached_tokens(self, turn_ids: Sequence[str]) -> tuple[dict[str, TokenRows], list[str]]:
-        """The token rows kept of those turns, and the ids of the turns not kept."""
-        with self._token_lock:
-            kept = {t: self._tokens[t] for t in turn_ids if t in self._tokens}
-        return kept, [t for t in turn_ids if t not in kept]
-
-    def keep_tokens(self, rows: dict[str, TokenRows]) -> None:
-        """Keep turns' token rows read from the store (an empty entry: the turn has none),
-        the oldest dropped beyond :data:`TOKEN_CACHE_BYTES`."""
-        with self._token_lock:
-            for turn_id, value in rows.items():
-                self._drop_tokens(turn_id)
-                self._tokens[turn_id] = value
-                self._token_bytes += _token_size(value)
-            while self._token_bytes > TOKEN_CACHE_BYTES and self._tokens:
-                self._drop_tokens(next(iter(self._tokens)))
-
-    def _drop_tokens(self, turn_id: str) -> None:
-        old = self._tokens.pop(turn_id, None)
-        if old is not None:
-            self._token_bytes -= _token_size(old)
+        return matrix + 2560 * len(self._rows.ids) + self.tokens.nbytes
 
     def node(self, node_id: str) -> dict[str, Any] | None:
         """What a search reads of a node (id, type, name, content, speaker, times as epoch
@@ -224,11 +195,10 @@ class GroupVectors:
                 return new_fields[at - n_old]
             return refielded.get(at) or old.fields[at]
 
-        stale_tokens = bool(self._tokens)  # a rewritten turn's token rows are read again
+        stale_tokens = bool(self.tokens)  # a rewritten turn's token rows are read again
         for r in rows:
             if stale_tokens:
-                with self._token_lock:
-                    self._drop_tokens(r["id"])
+                self.tokens.drop(r["id"])
             data = {k: v for k, v in r.items() if k != "embedding"}
             at = row.get(r["id"])
             if at is not None:
@@ -501,10 +471,6 @@ _MEMO_QUERIES = 3
 """Question vectors whose scores a group's copy keeps (see ``GroupVectors._memo``)."""
 _SUBSET_SHARE = 8
 """``similarity`` of fewer than 1/8 of a view's rows multiplies only those rows."""
-
-
-def _token_size(rows: TokenRows) -> int:
-    return len(rows[0]) + 8 * len(rows[1]) + 100
 
 
 def _nearest(view: _Rows, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:

@@ -31,6 +31,7 @@ from cogmem.embed import (
 from cogmem.embed import base as embed_base
 from cogmem.embed import bert as embed_bert
 from cogmem.embed import minilm as embed_minilm
+from cogmem.embed import threads as embed_threads
 from cogmem.llm import LLMClient, LLMError
 from tests.llm_server import ScriptedLLMServer, fake_embedding, settings_for
 
@@ -268,7 +269,7 @@ def test_parallel_batches_give_the_serial_vectors() -> None:
 
 def test_thread_limit_without_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)
-    limiter = embed_minilm._BlasThreads()
+    limiter = embed_threads.BlasThreads()
     assert not limiter.available
     with limiter.limit(1):  # a no-op, not an error
         pass

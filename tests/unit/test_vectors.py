@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cogmem.retrieval import adjacency, scan
-from cogmem.retrieval import vectors as vectors_module
+from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.retrieval.vectors import GroupVectors
 
 
@@ -139,21 +139,24 @@ def test_a_row_written_again_replaces_its_vector_without_a_duplicate() -> None:
     assert held[0] == pytest.approx([1.0, 0.0])
 
 
-def test_token_rows_are_kept_until_their_turn_is_written_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_token_rows_are_kept_until_their_turn_is_written_again() -> None:
     g = GroupVectors()
     g.add(_rows(4))
     base = g.nbytes
-    g.keep_tokens({"n0": (b"\x01" * 384, [0.01]), "n1": (b"", [])})  # n1: no rows
-    kept, missing = g.cached_tokens(["n0", "n1", "n2"])
+    g.tokens.keep({"n0": (b"\x01" * 384, [0.01]), "n1": (b"", [])})  # n1: no rows
+    kept, missing = g.tokens.cached(["n0", "n1", "n2"])
     assert kept == {"n0": (b"\x01" * 384, [0.01]), "n1": (b"", [])} and missing == ["n2"]
     assert g.nbytes > base + 384  # counted against the vector cache's budget
     g.add([{"id": "n0", "type": "Turn", "embedding": [1.0] * 16}])  # rewritten: stale
-    assert g.cached_tokens(["n0", "n1"]) == ({"n1": (b"", [])}, ["n0"])
-    monkeypatch.setattr(vectors_module, "TOKEN_CACHE_BYTES", 1000)  # the oldest go first
-    g.keep_tokens({"n2": (b"\x00" * 600, [0.1]), "n3": (b"\x00" * 600, [0.1])})
-    assert g.cached_tokens(["n1", "n2", "n3"]) == ({"n3": (b"\x00" * 600, [0.1])}, ["n1", "n2"])
+    assert g.tokens.cached(["n0", "n1"]) == ({"n1": (b"", [])}, ["n0"])
+
+
+def test_token_rows_beyond_the_budget_go_oldest_first() -> None:
+    cache = TokenRowCache(budget=1000)
+    cache.keep({"a": (b"\x00" * 600, [0.1])})
+    cache.keep({"b": (b"\x00" * 600, [0.1])})
+    assert cache.cached(["a", "b"]) == ({"b": (b"\x00" * 600, [0.1])}, ["a"])
+    assert 0 < cache.nbytes <= 1000
 
 
 def _turn(i: int, conv: str = "c1") -> dict[str, object]:
