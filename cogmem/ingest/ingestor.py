@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -188,7 +188,7 @@ class Ingestor:
         self.batch_size = batch_size
         self.cache = cache if cache is not None else KnownVectors()
         self._sent: set[str] = set()  # entity ids this run embedded (maybe not committed yet)
-        self._ahead: dict[str, Future[Embedded]] = {}  # turn text -> vector being computed
+        self._ahead: dict[str, Future[Embedded]] = {}  # turn text -> its vector and rows, coming
 
     def ingest(
         self,
@@ -381,10 +381,11 @@ class Ingestor:
             return
         speakers: list[str | None] = [turn_rows[i]["props"]["speaker"] for i in pending]
         speakers += [None] * len(record_texts)
-        made: tuple[Any, list[dict[str, Any]]] = (
-            embed_texts(self.embedder, texts, speakers) if texts else ((), [])
-        )
-        vectors, tokens = iter(made[0]), iter(made[1])
+        vectors: Iterator[np.ndarray] = iter(())
+        tokens: Iterator[dict[str, Any]] = iter(())
+        if texts:
+            embedded, rows_of = embed_texts(self.embedder, texts, speakers)
+            vectors, tokens = iter(embedded), iter(rows_of)
         for row, future in zip(turn_rows, started, strict=True):
             vec, rows = (next(vectors), next(tokens)) if future is None else future.result()
             row["props"]["embedding"] = vec.tolist()
