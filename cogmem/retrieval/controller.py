@@ -237,24 +237,25 @@ class Controller:
         trace: list[TraceStep],
     ) -> None:
         """Late interaction over the best ``late_pool`` turns, then the final ranking again."""
-        started = time.perf_counter()
-        best = [s.id for s in ranked(scores)[: w.late_pool]]
-        rows = self.ops.turn_tokens(best) if best else {}
-        weights = np.asarray(self.ops.turn_idf(query.words), np.float32)
-        matched = [tid for tid in best if tid in rows]
-        values = late_match(query.rows, weights, [rows[tid] for tid in matched])
-        matches = dict(zip(matched, values, strict=True))
-        extra = {tid: w.late * v for tid, v in late_scaled(matches).items()}
-        if extra:
-            finish(plan, self.weights, scores, extra)
-        trace.append(
-            TraceStep(
-                operator="late",
-                returned=len(matches),
-                detail=f"{len(query.words)} words of the question against the tokens of "
-                f"{len(matches)} of the best {len(best)} turns, × {w.late}",
-                seconds=round(time.perf_counter() - started, 4),
-            )
+
+        def apply() -> dict[str, float]:
+            best = [s.id for s in ranked(scores)[: w.late_pool]]
+            rows = self.ops.turn_tokens(best) if best else {}
+            weights = np.asarray(self.ops.turn_idf(query.words), np.float32)
+            matched = [tid for tid in best if tid in rows]
+            values = late_match(query.rows, weights, [rows[tid] for tid in matched])
+            matches = dict(zip(matched, values, strict=True))
+            extra = {tid: w.late * v for tid, v in late_scaled(matches).items()}
+            if extra:
+                finish(plan, self.weights, scores, extra)
+            return matches
+
+        _timed(
+            trace,
+            "late",
+            f"{len(query.words)} words of the question against the tokens of the best "
+            f"{w.late_pool} turns, × {w.late}",
+            apply,
         )
 
     def _feedback(
