@@ -449,16 +449,13 @@ class MiniLMEmbedder:
         matches token against token."""
         if isinstance(texts, str):
             raise TypeError("embed_with_tokens() takes a sequence of texts")
-        rows: dict[int, np.ndarray] = {}
+        rows: dict[str, np.ndarray] = {}
         vectors = self._embed(texts, rows)
-        first: dict[str, int] = {}
-        for text in texts:
-            first.setdefault(text, len(first))
-        return vectors, [rows[first[t]] for t in texts]
+        return vectors, [rows[t] for t in texts]
 
-    def _embed(self, texts: Sequence[str], rows: dict[int, np.ndarray] | None) -> np.ndarray:
-        """The vectors of ``texts``; with ``rows``, each distinct text's token states (by its
-        order of first appearance) are put there too."""
+    def _embed(self, texts: Sequence[str], rows: dict[str, np.ndarray] | None) -> np.ndarray:
+        """The vectors of ``texts``; with ``rows``, each distinct text's token states are put
+        there too, by text."""
         if not texts:
             return np.zeros((0, self.dimension), np.float32)
         first: dict[str, int] = {}  # each distinct text once, in order of appearance
@@ -476,7 +473,7 @@ class MiniLMEmbedder:
                 return encoder(batch)
             states, lengths = encoder.token_states(batch)
             for at, i in enumerate(idx):
-                rows[i] = states[at, 1 : int(lengths[at]) - 1].copy()
+                rows[unique[i]] = states[at, 1 : int(lengths[at]) - 1].copy()
             return mean_pool(states, lengths)
 
         encoder = self._model.encoder

@@ -13,8 +13,7 @@ the turn's match. Min-max over the turns matched (the best 1, the worst 0), time
 finish`'s ``extra``), so a question turn also passes a share of it to its answer.
 
 Chosen on the LoCoMo dev split, each conversation scored with the weight the other chose
-(``benchmarks/tune_weights.py --cv --set late=…``; the first measurement, a replay, is
-``benchmarks/late_interaction.py``).
+(``benchmarks/tune_weights.py --cv --set late=…``: ``benchmarks/results/tune_late.md``).
 """
 
 from __future__ import annotations
@@ -55,19 +54,23 @@ def match(
     word's best cosine to one of the turn's tokens. One product for all the turns: their
     rows side by side, the best per turn by ``maximum.reduceat``. (A stored row is unit up
     to its int8 rounding, ~0.1 %: it is not normalised again.)"""
+    out = [0.0] * len(turns)
     total = float(weights.sum())
-    sizes = [len(scales) for _, scales in turns]
-    if not turns or total <= 0.0 or min(sizes) == 0:
-        return [0.0] * len(turns)
-    codes = np.frombuffer(b"".join(data for data, _ in turns), np.int8)
+    held = [i for i, (_, scales) in enumerate(turns) if len(scales)]  # a turn without rows: 0
+    if not held or total <= 0.0:
+        return out
+    sizes = [len(turns[i][1]) for i in held]
+    codes = np.frombuffer(b"".join(turns[i][0] for i in held), np.int8)
     rows = codes.reshape(sum(sizes), -1).astype(np.float32)
-    rows *= np.concatenate([np.asarray(scales, np.float32) for _, scales in turns])[:, None]
+    rows *= np.concatenate([np.asarray(turns[i][1], np.float32) for i in held])[:, None]
     starts = np.cumsum([0, *sizes[:-1]])
     # numpy's own loop, not BLAS, whose worker threads spin after each product and take the
     # cores that concurrent searches need (as the group scan: cogmem.retrieval.scan)
     sims = np.einsum("wd,td->wt", query, rows)
-    best = np.maximum.reduceat(sims, starts, axis=1)  # (words, turns)
-    return (weights @ best / total).tolist()
+    best = np.maximum.reduceat(sims, starts, axis=1)  # (words, turns held)
+    for i, value in zip(held, (weights @ best / total).tolist(), strict=True):
+        out[i] = value
+    return out
 
 
 def scaled(matches: Mapping[str, float]) -> dict[str, float]:

@@ -33,6 +33,8 @@ def test_a_word_matches_its_best_token_and_rare_words_weigh_more() -> None:
     assert weighted == pytest.approx((3 * 1.0 + 0.8) / 4, abs=0.01)
     assert match(query, np.array([1.0, 1.0]), []) == []
     assert match(query, np.array([0.0, 0.0]), [turn]) == [0.0]  # no word to weigh
+    # a turn without rows scores 0 and leaves the others' scores as they are
+    assert match(query, np.array([1.0, 1.0]), [(b"", []), turn]) == [0.0, same]
 
 
 def test_one_product_for_all_turns_equals_each_turn_alone() -> None:
