@@ -179,8 +179,9 @@ class Memory:
         (:meth:`ensure_schema` does that too, once per store).
 
         ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them;
-        None (default) creates them when the ``vector_indexes`` setting is on and otherwise
-        leaves them as they are. Search does not use them (see :class:`Settings`)."""
+        None (default) creates them when the ``vector_indexes`` setting is on (the default)
+        and otherwise leaves them as they are. Search asks them for a group too large to
+        scan exactly (:mod:`cogmem.retrieval.graph_source`)."""
         if (name is None) != (dimension is None):
             raise ValueError("init() takes an embedder name and dimension together, or neither")
         if name is None or dimension is None:

@@ -27,6 +27,7 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "embed_threads": ("COGMEM_EMBED_THREADS",),
     "embed_backend": ("COGMEM_EMBED_BACKEND",),
     "vector_cache_mb": ("COGMEM_VECTOR_CACHE_MB",),
+    "search_cache": ("COGMEM_SEARCH_CACHE",),
     "vector_indexes": ("COGMEM_VECTOR_INDEXES",),
     "search_concurrency": ("COGMEM_SEARCH_CONCURRENCY",),
     "llm": ("COGMEM_LLM",),
@@ -111,10 +112,17 @@ class Settings(BaseModel):
     embed_backend: Literal["auto", "numpy", "onnx", "onnx-int8"] = "auto"
     #: in-process copies of groups' vectors for search (cogmem.retrieval.vectors), in MiB
     vector_cache_mb: int = Field(default=512, ge=1, le=1 << 20)
-    #: also keep Neo4j's HNSW vector indexes (for Browser and ad-hoc
-    #: ``db.index.vector.queryNodes``). Search never reads them, and each one is updated
-    #: at every commit: a live turn pays ~9 ms for the two. ``cogmem init`` creates them.
-    vector_indexes: bool = False
+    #: how search reads a group: ``auto`` (default) through Neo4j's indexes until the
+    #: process holds a copy of the group, which its first search has read in the
+    #: background (if it fits ``vector_cache_mb``); ``eager`` reads the copy before the
+    #: first search; ``off`` always asks Neo4j (no copy: many small processes, or to
+    #: compare)
+    search_cache: Literal["auto", "eager", "off"] = "auto"
+    #: Neo4j's HNSW vector indexes over Memory and Turn embeddings (created by
+    #: ``cogmem init`` and by a Memory's first use of a store): search asks them for a
+    #: group too large to scan exactly. Each is updated at every commit that writes
+    #: vectors. False: not created (``cogmem init --no-vector-indexes`` drops them).
+    vector_indexes: bool = True
     #: searches that run at once in one process (the Memories sharing its clients); more
     #: wait their turn, first come first served. Search is mostly Python, held by one lock
     #: (the GIL): past a few at once, threads only thrash (benchmarks/results/load_test.md).

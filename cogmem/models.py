@@ -223,6 +223,9 @@ class TraceStep(BaseModel):
     detail: str
     returned: int
     seconds: float = 0.0
+    #: the statements (``operators/…``) this step ran against Neo4j, in order; none when
+    #: the process's copy of the group answered it
+    statements: list[str] = Field(default_factory=list)
 
 
 class Answer(BaseModel):

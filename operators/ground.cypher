@@ -1,7 +1,7 @@
 // Ground: the source turns of records $ids (at most $per_record each), verbatim, or the
 // turns $ids themselves, with up to $window turns before and after each in the same
-// conversation, each turn once, with the ids of the records each turn evidences. Only ids
-// come back: the caller holds the group's nodes (fields and vectors) in process.
+// conversation, each turn once, with the records each turn evidences: their ids, and for a
+// caller without the group's copy in process their fields and similarity to $vector.
 CALL {
   MATCH (m:Memory)
   WHERE m.id IN $ids AND m.group_id = $group
@@ -27,7 +27,21 @@ CALL (t) {
 WITH n, record_id, t
 ORDER BY abs(n.idx - t.idx), record_id, t.idx
 WITH n, head(collect({record_id: record_id, turn_id: t.id, offset: n.idx - t.idx})) AS via
+WITH n, via,
+     [(r:Memory)-[:EVIDENCED_BY]->(n) WHERE NOT r.type IN ['Person', 'Concept'] | r] AS recs
 RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offset AS offset,
-       [(r:Memory)-[:EVIDENCED_BY]->(n) WHERE NOT r.type IN ['Person', 'Concept'] | r.id]
-         AS records
+       [r IN recs | r.id] AS records,
+       // what a search without the group's copy in process needs of the turn and its
+       // records: their fields, and their similarity to $vector (0.0 when null)
+       n {.id, type: 'Turn', content: n.full_text, .speaker, .source_id, .conversation_id,
+          .idx, at_s: n.at.epochSeconds} AS node,
+       CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
+            ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim,
+       [r IN recs | r {.id, .type, .name, .content, .speaker, .subject, .source, .target,
+          .status, .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: r.time_start.epochSeconds, time_end_s: r.time_end.epochSeconds,
+          .time_text, at_s: r.at.epochSeconds, consolidated: coalesce(r.consolidated, false),
+          .quote, .confidence,
+          sim: CASE WHEN $vector IS NULL OR r.embedding IS NULL THEN 0.0
+                    ELSE vector.similarity.cosine(r.embedding, $vector) END}] AS record_rows
 ORDER BY record_id, turn_id, offset

@@ -1,8 +1,8 @@
 // Intersect: what the neighbourhoods of several entities ($ids) share. For each entity,
 // its concepts reached directly (LIKES, DISLIKES, USES) or through its records
 // (PARTICIPATED_IN / HAS_FACT / CLAIMS, then INVOLVES / ABOUT / TARGETS); the $per_entity
-// concepts closest to the question are its candidates ($sims: the caller's similarity of
-// the group's records to the question, a record left out counting as 0). A concept shared by at least $min_shared
+// concepts closest to the question are its candidates ($vector: Neo4j's cosine similarity
+// of the concept's embedding, 0 without one). A concept shared by at least $min_shared
 // entities is returned with the records that link each entity to it.
 UNWIND $ids AS eid
 MATCH (e:Memory {id: eid})
@@ -14,7 +14,8 @@ CALL (e) {
   WITH x, c2, CASE WHEN x:Concept THEN x ELSE c2 END AS c
   WHERE c IS NOT NULL
   WITH c, collect(DISTINCT CASE WHEN x:Concept THEN null ELSE x.id END) AS via
-  RETURN c, via, coalesce($sims[c.id], 0.0) AS sim
+  RETURN c, via, CASE WHEN $vector IS NULL OR c.embedding IS NULL THEN 0.0
+                   ELSE vector.similarity.cosine(c.embedding, $vector) END AS sim
   ORDER BY sim DESC, c.id  // ties by id: the same on any server
   LIMIT $per_entity
 }

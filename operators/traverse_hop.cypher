@@ -3,8 +3,8 @@
 // relationship types (either direction), inside the group, optionally restricted to node
 // types `types` and to the time window [start, end) (a record's referenced time, else the
 // time it was said). At most $per_node neighbours per node and step: those closest to the
-// question (by $sims, the caller's similarity of the group's records to it, from its
-// in-process vectors; a record it leaves out counts as 0), then the most recent. One branch
+// question ($vector: Neo4j's cosine similarity of the neighbour's embedding; 0 without
+// one), then the most recent. One branch
 // per relationship type of the fixed vocabulary: a branch whose type is not asked for is
 // skipped before it expands, so a person with a million events costs nothing for a CLAIMS
 // traversal.
@@ -49,7 +49,8 @@ CALL (a, step) {
     AND (step.types IS NULL OR b.type IN step.types)
     AND (step.start IS NULL OR
          (coalesce(b.time_end, b.at) > step.start AND coalesce(b.time_start, b.at) < step.end))
-  WITH b, r, coalesce($sims[b.id], 0.0) AS sim
+  WITH b, r, CASE WHEN $vector IS NULL OR b.embedding IS NULL THEN 0.0
+                   ELSE vector.similarity.cosine(b.embedding, $vector) END AS sim
   RETURN b, r, sim
   ORDER BY sim DESC, coalesce(b.time_start, b.at) DESC, b.id  // ties by id: any server
   LIMIT $per_node

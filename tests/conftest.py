@@ -25,6 +25,12 @@ from tests.servers import throwaway_server
 
 pytest_plugins = ["tests.llm_server"]
 
+# A search reads the group into the process before it answers (``search_cache = eager``), so
+# that which path answered never depends on a background read's timing. The other modes,
+# Neo4j alone (``off``) and the default (``auto``: Neo4j first, the copy read behind), are
+# tested on purpose in tests/integration/test_cold_search.py.
+os.environ.setdefault("COGMEM_SEARCH_CACHE", "eager")
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
@@ -85,7 +91,7 @@ def store(neo4j_settings: Settings) -> Iterator[object]:
 
     st = Store(neo4j_settings)
     name, dimension = embedder_identity(neo4j_settings)
-    init_schema(st, name, dimension)
+    init_schema(st, name, dimension, vector_indexes=True)  # what `cogmem init` makes
     yield st
     st.close()
 

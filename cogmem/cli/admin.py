@@ -19,10 +19,10 @@ def init(
         bool | None,
         typer.Option(
             "--vector-indexes/--no-vector-indexes",
-            help="Create (or drop) Neo4j's HNSW vector indexes, for Browser and ad-hoc "
-            "db.index.vector.queryNodes. Search does not use them, and each costs every "
-            "write a little. Default: create them when the vector_indexes setting is on, "
-            "else leave them as they are.",
+            help="Create (or drop) Neo4j's HNSW vector indexes over Memory and Turn "
+            "embeddings. Search asks them for a group too large to scan exactly; each "
+            "costs every write a little. Default: create them when the vector_indexes "
+            "setting is on (it is by default), else leave them as they are.",
         ),
     ] = None,
 ) -> None:

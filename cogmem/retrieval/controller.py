@@ -171,7 +171,7 @@ class Controller:
     # -- public ------------------------------------------------------------------------
     def run(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
         started = time.perf_counter()
-        trace: list[TraceStep] = []
+        trace: list[TraceStep] = _Trace(getattr(self.ops, "drain_statements", None))
         plan, qvec, scores, embed_seconds = self._scored(question, k, trace)
         seconds = {"embed": embed_seconds}
         best = ranked(scores)[: candidate_count(k, dedupe)]
@@ -538,6 +538,20 @@ def sufficient_for(plan: Plan, evidence: list[Evidence]) -> bool:
         if not hit:
             return False
     return True
+
+
+class _Trace(list[TraceStep]):
+    """A search's trace: each step appended takes the statements run since the step
+    before it (``drain``: the operators' record of what they ran, when they keep one)."""
+
+    def __init__(self, drain: Callable[[], list[str]] | None) -> None:
+        super().__init__()
+        self._drain = drain
+
+    def append(self, step: TraceStep) -> None:
+        if self._drain is not None:
+            step.statements = self._drain()
+        super().append(step)
 
 
 def _timed(

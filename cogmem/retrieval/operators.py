@@ -1,14 +1,24 @@
-"""The four retrieval operators: Anchor in process, the graph ones over ``operators/*.cypher``.
+"""The four retrieval operators, each with one body: its statement in ``operators/*.cypher``.
 
 * **Anchor** — entry nodes by a fused score, 0.3 · fuzzy lexical (rapidfuzz over names and
   content of BM25 candidates) + 0.7 · vector similarity, at most 15; when a typed search
-  finds nothing it widens to every type by itself. Its candidates (nearest neighbours and
-  BM25 matches) come from the group's nodes held in process
-  (:mod:`cogmem.retrieval.vectors`, :mod:`cogmem.retrieval.lexical`): no round trip.
+  finds nothing it widens to every type by itself. Its candidates are the group's nearest
+  neighbours (``nearest_*``: an exact scan through the group_id index, or the HNSW index
+  for a large group) and its best BM25 matches (``fulltext_*``, filtered by group inside
+  Lucene).
 * **Traverse** — neighbours by relationship type and time window, ≤ 15 per node per hop,
-  depth ≤ 2.
-* **Intersect** — concepts shared by several entities' neighbourhoods (10 per entity).
-* **Ground** — the verbatim source turns of records, with neighbouring turns if asked.
+  depth ≤ 2 (``traverse_hop``).
+* **Intersect** — concepts shared by several entities' neighbourhoods, 10 per entity
+  (``intersect``).
+* **Ground** — the verbatim source turns of records, with neighbouring turns if asked
+  (``ground``).
+
+A search reads the group through a :data:`Source`: Neo4j itself
+(:class:`~cogmem.retrieval.graph_source.GraphSource`, which runs those statements), or the
+process's copy of the group (:class:`~cogmem.retrieval.vectors.GroupVectors`), a cache in
+front of them that answers the same calls without a round trip once it has been read
+(in the background, after a group's first search). Their one difference: the copy's BM25
+uses the group's own statistics, Lucene's the whole index's.
 
 What they return is plain data (:mod:`cogmem.retrieval.candidates`); the controller reaches
 them through its ``Operators`` protocol, which this class implements.
@@ -33,11 +43,15 @@ from cogmem.retrieval.candidates import (
     Hop,
     Shared,
 )
+from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.lucene import keywords
 from cogmem.retrieval.token_rows import TokenRows
 from cogmem.retrieval.vector_cache import vector_cache
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
+
+Source = GroupVectors | GraphSource
+"""Where a search reads the group: its in-process copy (a cache) or Neo4j itself."""
 
 LEXICAL_WEIGHT = 0.3
 VECTOR_WEIGHT = 0.7
@@ -45,10 +59,6 @@ MAX_ANCHORS = 15
 MAX_PER_HOP = 15
 MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
-SIMS_SENT = 5000
-"""Records whose similarity to the question Traverse and Intersect rank neighbours by: every
-record of a group up to this size, else the nearest this many (a farther neighbour counts
-as unrelated: 0)."""
 ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
 DEFAULT_TRAVERSE_RELS: tuple[RelType, ...] = (
     RelType.PARTICIPATED_IN,
@@ -158,12 +168,11 @@ class Operators:
         self.store = store
         self.group = group
         self._cache = vector_cache(store.settings.vector_cache_mb)
-        self._vectors: GroupVectors | None = None
+        self._source: Source | None = None
         # what the last Ground returned, so Evidence needs no second round trip
         self._turn_rows: dict[str, dict[str, Any]] = {}
+        self._ran: list[str] = []  # statements the in-process path still runs
         self._record_rows: dict[str, list[dict[str, Any]]] = {}
-        self._sims: Mapping[str, float] = {}
-        self._sims_for: np.ndarray | None = None
         # what does not depend on the question's vector, kept for a feedback pass: BM25
         # hits per query, and Anchor's candidates per query (with their fuzzy scores),
         # which its next call re-scores instead of rebuilding
@@ -171,12 +180,47 @@ class Operators:
         self._anchored: dict[tuple[Any, ...], dict[str, dict[str, Candidate]]] = {}
 
     @property
+    def source(self) -> Source:
+        """Where this search (one object per search) reads the group, chosen on first use
+        and kept for every step: the process's copy when it holds the group (brought up to
+        date first), else Neo4j through the operators' statements — and then the copy is
+        read in the background for the next searches, when the group fits the cache
+        (``search_cache``: ``auto``; ``eager`` reads it first, ``off`` never)."""
+        if self._source is None:
+            mode = self.store.settings.search_cache
+            if mode == "eager":
+                self._source = self._cache.sync(self.store, self.group)
+            elif mode == "off":
+                self._source = GraphSource(self.store, self.group)
+            else:
+                cached = self._cache.cached(self.store, self.group)
+                if cached is None:
+                    self._cache.warm_later(self.store, self.group)
+                    self._source = GraphSource(self.store, self.group)
+                else:
+                    self._source = cached
+        return self._source
+
+    @property
     def vectors(self) -> GroupVectors:
-        """The group's vectors, synchronised with the store on first use by this object
-        (one per search): every step of a search sees the same copy."""
-        if self._vectors is None:
-            self._vectors = self._cache.sync(self.store, self.group)
-        return self._vectors
+        """The group's in-process copy, read now when the process does not hold it yet
+        (tools and tests that look inside it; a search reads :attr:`source`)."""
+        if not isinstance(self._source, GroupVectors):
+            self._source = self._cache.sync(self.store, self.group)
+        return self._source
+
+    @property
+    def statements(self) -> list[str]:
+        """The statements this search ran against the group so far (none for the
+        in-process copy but Ground's for record seeds), in order, for the trace."""
+        source = self._source
+        return source.statements if isinstance(source, GraphSource) else self._ran
+
+    def drain_statements(self) -> list[str]:
+        """The statements run since the last call (and forget them)."""
+        ran = list(self.statements)
+        self.statements.clear()
+        return ran
 
     # -- Anchor ------------------------------------------------------------------------
     def anchor(
@@ -228,7 +272,7 @@ class Operators:
         the candidates it built the first time, their vector scores overwritten (the fuzzy
         score depends on the question alone): the earlier result's candidates then hold the
         new scores."""
-        vectors = self.vectors
+        vectors = self.source
         found: dict[str, dict[str, Candidate]] = {"record": {}, "turn": {}}
         query = (question, tuple(terms), None if types is None else tuple(types), pool, with_turns)
         built = self._anchored.setdefault(query, {"record": {}, "turn": {}})
@@ -302,7 +346,7 @@ class Operators:
         """Several independent traversals at once: one round trip per hop level for all of
         them (a search's recipe steps all start from what it already knows)."""
         per_node = min(per_node, MAX_PER_HOP)
-        sims = self._record_sims(vector)
+        vec = None if vector is None else np.asarray(vector, np.float32)
         depths = [max(1, min(h.depth, MAX_DEPTH)) for h in hops]
         seen = [set(h.ids) for h in hops]
         frontiers = [list(h.ids) for h in hops]
@@ -324,7 +368,7 @@ class Operators:
                         "end": window.end if window else None,
                     }
                 )
-            rows = self.vectors.traverse(steps, per_node, sims)
+            rows = self.source.traverse(steps, per_node, vec)
             nxt: dict[int, list[str]] = {n: [] for n in active}
             for row in rows:
                 n = active[row["step"]]
@@ -340,18 +384,6 @@ class Operators:
             frontiers = [nxt.get(n, []) for n in range(len(hops))]
         return out
 
-    def _record_sims(self, vector: np.ndarray | None) -> Mapping[str, float]:
-        """The similarity to ``vector`` of the group's memory records, the nearest
-        :data:`SIMS_SENT` of them (all of a conversation-sized group), for statements that
-        rank neighbours by it; computed once per search and question vector."""
-        if vector is None:
-            return {}
-        vec = np.asarray(vector, np.float32)
-        if self._sims_for is None or not np.array_equal(self._sims_for, vec):
-            self._sims = self.vectors.record_sims(vec, SIMS_SENT)
-            self._sims_for = vec
-        return self._sims
-
     # -- Intersect ---------------------------------------------------------------------
     def intersect(
         self,
@@ -362,12 +394,12 @@ class Operators:
     ) -> list[Shared]:
         if len(entity_ids) < 2:
             return []
-        rows = self.vectors.intersect(
+        rows = self.source.intersect(
             entity_ids,
             [str(rel) for rel in rel_types],
             min(per_entity, INTERSECT_PER_ENTITY),
-            self._record_sims(vector),
-            min_shared=2,
+            None if vector is None else np.asarray(vector, np.float32),
+            2,
         )
         return [
             Shared(
@@ -391,15 +423,19 @@ class Operators:
         question vector, each turn and its records carry their similarity to it."""
         if not ids:
             return []
-        vectors = self.vectors
+        vectors = self.source
         rows = vectors.neighbourhood(ids, max(0, window))
-        if rows is None:  # record seeds: their evidence, from the graph
+        if rows is None and isinstance(vectors, GraphSource):
+            rows = vectors.ground(ids, max(0, window), per_record, vector)
+        elif rows is None:  # record seeds: their evidence, from the graph
+            self._ran.append("operators/ground")
             rows = self.store.read(
                 "operators/ground",
                 ids=ids,
                 group=self.group,
                 window=max(0, window),
                 per_record=per_record,
+                vector=None,
             )
         found = []  # (row, turn as Evidence shows it, record fields) of the turns seen
         for row in rows:
@@ -451,17 +487,18 @@ class Operators:
     def feedback(self, vector: np.ndarray, ids: list[str], share: float) -> np.ndarray | None:
         """``vector`` plus ``share`` of the mean vector of the nodes ``ids``, unit length;
         None when none of them has a vector."""
-        return self.vectors.feedback(vector, ids, share)
+        return self.source.feedback(vector, ids, share)
 
     def turn_tokens(self, turn_ids: list[str]) -> dict[str, TokenRows]:
         """The stored token rows (int8 bytes, scales) of those turns that have them: kept
         with the group's copy, one round trip for those it does not hold yet."""
         if not turn_ids:
             return {}
-        cache = self.vectors.tokens
+        cache = self.source.tokens
         kept, missing = cache.cached(turn_ids)
         if missing:
             read: dict[str, TokenRows] = dict.fromkeys(missing, (b"", []))
+            self.statements.append("operators/turn_tokens")
             for r in self.store.read("operators/turn_tokens", ids=missing, group=self.group):
                 read[r["id"]] = (bytes(r["rows"]), list(r["scales"]))
             cache.keep(read)
@@ -470,11 +507,11 @@ class Operators:
 
     def turn_idf(self, words: list[str]) -> list[float]:
         """How rare each word is among the group's turns (BM25's idf, in process)."""
-        return self.vectors.turn_idf(words)
+        return self.source.turn_idf(words)
 
     def persons(self) -> list[dict[str, Any]]:
         """The group's persons with their aliases (kept with the group's vectors)."""
-        return self.vectors.persons
+        return self.source.persons
 
     def turn_records(self, turn_ids: list[str], vector: np.ndarray) -> list[Candidate]:
         """The records evidenced by turns, with their similarity to ``vector`` (from the
@@ -484,8 +521,9 @@ class Operators:
         rows = [r for t in turn_ids if t in self._record_rows for r in self._record_rows[t]]
         missing = [t for t in turn_ids if t not in self._record_rows]
         if missing:
+            self.statements.append("operators/turn_records")
             rows += self.store.read("operators/turn_records", ids=missing, group=self.group)
-        sims = self.vectors.similarity(np.asarray(vector, np.float32), [r["id"] for r in rows])
+        sims = self.source.similarity(np.asarray(vector, np.float32), [r["id"] for r in rows])
         out = []
         for row, sim in zip(rows, sims, strict=True):
             cand = _candidate(row, "ground:record")
@@ -498,6 +536,7 @@ class Operators:
         out: dict[str, list[str]] = {}
         if not claim_ids:
             return out
+        self.statements.append("operators/superseded")
         for row in self.store.read("operators/superseded", ids=claim_ids, group=self.group):
             when = datetime.fromtimestamp(row["at_s"], UTC) if row["at_s"] is not None else None
             said = f"{when.day} {when:%B %Y}" if when else "earlier"
@@ -515,5 +554,6 @@ class Operators:
         rows = [self._turn_rows[t] for t in turn_ids if t in self._turn_rows]
         missing = [t for t in turn_ids if t not in self._turn_rows]
         if missing:
+            self.statements.append("operators/turns_by_id")
             rows += self.store.read("operators/turns_by_id", ids=missing, group=self.group)
         return rows

@@ -5,12 +5,19 @@ only when it did, least recently used groups evicted beyond ``vector_cache_mb``.
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 from collections import OrderedDict
 
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
 
+log = logging.getLogger(__name__)
+
+NODE_BYTES_ESTIMATE = 4096
+"""What a node costs in the copy, about (a 384-d vector, its fields and BM25 postings: see
+:attr:`GroupVectors.nbytes`): a group whose nodes would take more than the whole budget
+is not read, and its searches stay with Neo4j."""
 FREEZE_ROWS = 20_000
 """A group read whole with this many nodes or more is frozen out of the cyclic GC."""
 
@@ -33,11 +40,13 @@ class VectorCache:
         self._groups: OrderedDict[tuple[str, ...], GroupVectors] = OrderedDict()
         self._locks: dict[tuple[str, ...], threading.Lock] = {}
         self._lock = threading.Lock()
+        self._warming: set[tuple[str, ...]] = set()
+        self._threads: list[threading.Thread] = []
 
     def sync(self, store: Store, group: str) -> GroupVectors:
         """The group's vectors and persons, brought up to date (one small read when nothing
         changed; the new nodes only when something did)."""
-        key = (store.uri or "", store.database or "", group)
+        key = _key(store, group)
         state = store.glance("operators/vector_state", group=group)[0]
         seq, epoch = int(state["seq"]), int(state["epoch"])
         current = self._current(key)
@@ -66,6 +75,52 @@ class VectorCache:
                 self._evict()
             return vectors
 
+    def cached(self, store: Store, group: str) -> GroupVectors | None:
+        """The group's copy brought up to date when this process holds it (one small read,
+        plus what was written since), else None: the caller then asks Neo4j itself, and
+        may have the copy read for later with :meth:`warm_later`. A copy is complete or
+        absent: while a first read is under way, this is None."""
+        key = _key(store, group)
+        current = self._current(key)
+        if current is None:
+            return None
+        state = store.glance("operators/vector_state", group=group)[0]
+        if current.epoch != int(state["epoch"]):  # forgotten since: read afresh later
+            return None
+        return current if current.seq >= int(state["seq"]) else self.sync(store, group)
+
+    def warm_later(self, store: Store, group: str) -> None:
+        """Read the group's copy on a background thread, unless one is being read already
+        or the group is larger than the whole budget (its searches then stay with Neo4j).
+        Failures are logged, never raised: the searches go on through Neo4j."""
+        key = _key(store, group)
+        with self._lock:
+            if key in self._warming:
+                return
+            self._warming.add(key)
+
+        def run() -> None:
+            try:
+                size = store.read("operators/group_size", group=group)[0]
+                nodes = int(size["turns"]) + int(size["records"])
+                if nodes * NODE_BYTES_ESTIMATE <= self.budget:
+                    self.sync(store, group)
+            except Exception:  # a cache that fails leaves the searches on Neo4j
+                log.warning("reading group %r into the search cache failed", group, exc_info=True)
+            finally:
+                with self._lock:
+                    self._warming.discard(key)
+
+        thread = threading.Thread(target=run, name=f"cogmem-warm-{group}", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def wait_warm(self, timeout_s: float | None = None) -> None:
+        """Wait for the background reads started so far (tests, benchmarks)."""
+        threads, self._threads = self._threads, []
+        for thread in threads:
+            thread.join(timeout_s)
+
     def _current(self, key: tuple[str, ...]) -> GroupVectors | None:
         with self._lock:
             current = self._groups.get(key)
@@ -80,6 +135,7 @@ class VectorCache:
             total -= dropped.nbytes
 
     def clear(self) -> None:
+        self.wait_warm()
         with self._lock:
             self._groups.clear()
 
@@ -95,6 +151,18 @@ def vector_cache(budget_mb: int) -> VectorCache:
         if cache is None:
             cache = _CACHES[budget_mb] = VectorCache(budget_mb * 1024 * 1024)
         return cache
+
+
+def _key(store: Store, group: str) -> tuple[str, ...]:
+    return (store.uri or "", store.database or "", group)
+
+
+def wait_for_warm_caches(timeout_s: float | None = None) -> None:
+    """Wait for every background read of a group's copy started so far."""
+    with _CACHES_LOCK:
+        caches = list(_CACHES.values())
+    for cache in caches:
+        cache.wait_warm(timeout_s)
 
 
 def clear_vector_caches() -> None:

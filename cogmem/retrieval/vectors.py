@@ -388,11 +388,18 @@ class GroupVectors:
         return None
 
     def traverse(
-        self, steps: Sequence[dict[str, Any]], per_node: int, sims: Mapping[str, float]
+        self, steps: Sequence[dict[str, Any]], per_node: int, vector: np.ndarray | None
     ) -> list[dict[str, Any]]:
-        """Traverse in process: the rows ``operators/traverse_hop`` gives (see
-        :func:`~cogmem.retrieval.adjacency.traverse_rows`)."""
-        return traverse_rows(self._graph(), steps, per_node, sims)
+        """Traverse in process: the rows ``operators/traverse_hop`` gives for the question
+        vector ``vector`` (see :func:`~cogmem.retrieval.adjacency.traverse_rows`)."""
+        return traverse_rows(self._graph(), steps, per_node, self._all_sims(vector))
+
+    def _all_sims(self, vector: np.ndarray | None) -> Mapping[str, float]:
+        """Every record's similarity to ``vector`` (none without one), as the statements
+        compute it for the neighbours they reach."""
+        if vector is None:
+            return {}
+        return self.record_sims(np.asarray(vector, np.float32), len(self._rows.ids))
 
     def _graph(self) -> GraphView:
         view = self._rows
@@ -424,12 +431,14 @@ class GroupVectors:
         ids: Sequence[str],
         rel_types: Sequence[str],
         per_entity: int,
-        sims: Mapping[str, float],
+        vector: np.ndarray | None,
         min_shared: int,
     ) -> list[dict[str, Any]]:
-        """Intersect in process: the rows ``operators/intersect`` gives (see
-        :func:`~cogmem.retrieval.adjacency.intersect_rows`)."""
-        return intersect_rows(self._graph(), ids, rel_types, per_entity, sims, min_shared)
+        """Intersect in process: the rows ``operators/intersect`` gives for the question
+        vector ``vector`` (see :func:`~cogmem.retrieval.adjacency.intersect_rows`)."""
+        return intersect_rows(
+            self._graph(), ids, rel_types, per_entity, self._all_sims(vector), min_shared
+        )
 
     def neighbourhood(self, turn_ids: Sequence[str], window: int) -> list[dict[str, Any]] | None:
         """Ground for turn seeds in process (see :func:`_neighbourhood`)."""

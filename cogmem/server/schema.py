@@ -77,9 +77,9 @@ def init_schema(
     """Apply every schema statement idempotently and record the embedder.
 
     ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them, None
-    (the default) leaves them as they are (created by an earlier True, or absent). Search
-    never reads them: it scans each group's vectors in process (:mod:`cogmem.retrieval.
-    vectors`), and every commit that writes a vector updates them.
+    leaves them as they are (created by an earlier True, or absent). Search asks them for
+    a group too large to scan exactly (:mod:`cogmem.retrieval.graph_source`); every
+    commit that writes a vector updates them.
 
     Fails with :class:`EmbedderMismatch` before changing anything when the store was built
     with another embedder.
@@ -127,6 +127,9 @@ def open_schema(
     _refuse_mismatch(store, (str(meta["name"]), int(meta["dimension"])), name, dimension)
     if not meta["sequenced"]:
         stamp_unsequenced(store)
+    if vector_indexes and not has_vector_indexes(store):  # a store from before they were on
+        for stmt in VECTOR_INDEX_STATEMENTS:
+            store.admin(stmt, dimension=dimension)
 
 
 def list_indexes(store: Store) -> list[dict[str, object]]:

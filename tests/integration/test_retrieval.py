@@ -467,10 +467,20 @@ ALL_RELS = list(adjacency.REL_CODES)  # every type between records
 INTERSECT = ["LIKES", "DISLIKES", "USES", "PARTICIPATED_IN", "HAS_FACT", "CLAIMS"]
 
 
+SIM_TOLERANCE = 1e-6
+"""Neo4j's cosine (doubles) and the copy's (float32 rows) agree to about 1e-7."""
+
+
 def _same_rows(cypher: list[dict], in_process: list[dict]) -> None:
+    """The same rows in the same order; similarities equal to :data:`SIM_TOLERANCE`."""
     assert len(cypher) == len(in_process)
     for want, got in zip(cypher, in_process, strict=True):
-        assert {k: want[k] for k in got} == got
+        for key in ("vector", "sim"):
+            if key in got:
+                assert want[key] == pytest.approx(got[key], abs=SIM_TOLERANCE)
+        assert {k: want[k] for k in got if k not in ("vector", "sim")} == {
+            k: v for k, v in got.items() if k not in ("vector", "sim")
+        }
 
 
 def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
@@ -489,14 +499,7 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
         link[0] for i in linked for link in (vectors.node(i) or {})["links"]
     }
     vec = hikers.embedder.embed_query("What does Bob do in the mornings?")
-    # a few records closest to the question, the rest 0: ties fall to time, then id
-    sims = dict(vectors.top(vec, turns=False, types=None, k=5))
-    # what a search passes: the same similarities held as an array over the view's rows
-    row_sims = vectors.record_sims(vec, 5)
-    assert dict(row_sims) == sims and len(row_sims) == 5
-    assert dict(vectors.record_sims(vec, len(records))) == dict(
-        vectors.top(vec, turns=False, types=None, k=len(records))
-    )
+    qvec = [float(x) for x in vec]
     july = (datetime(2023, 7, 1, tzinfo=UTC), datetime(2023, 8, 1, tzinfo=UTC))
     for window in ((None, None), july):
         for types in (None, ["Event", "Fact"]):
@@ -512,10 +515,9 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
                     steps=steps,
                     group=hikers.group,
                     per_node=per_node,
-                    sims=sims,
+                    vector=qvec,
                 )
-                _same_rows(cypher, vectors.traverse(steps, per_node, sims))
-                _same_rows(cypher, vectors.traverse(steps, per_node, row_sims))
+                _same_rows(cypher, vectors.traverse(steps, per_node, vec))
     persons = [p["id"] for p in ops.persons()]
     for forward_limit in (adjacency.FORWARD_LIMIT, 0):  # 0: back from the concepts
         monkeypatch.setattr(adjacency, "FORWARD_LIMIT", forward_limit)
@@ -526,12 +528,11 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
                 group=hikers.group,
                 rel_types=INTERSECT,
                 per_entity=per_entity,
-                sims=sims,
+                vector=qvec,
                 min_shared=2,
             )
             for row in cypher:  # the statement collects via in expansion order
                 for link in row["links"]:
                     link["via"] = sorted(link["via"])
-            assert cypher == vectors.intersect(ids, INTERSECT, per_entity, sims, 2)
-            assert cypher == vectors.intersect(ids, INTERSECT, per_entity, row_sims, 2)
+            _same_rows(cypher, vectors.intersect(ids, INTERSECT, per_entity, vec, 2))
     assert any(ops.intersect(persons, vec)), "the two hikers share something"

@@ -22,10 +22,12 @@ def _by_name(store: Store) -> dict[str, dict]:
     return {row["name"]: row for row in store.admin("meta/show_indexes")}
 
 
-def test_init_creates_every_index_but_the_optional_vector_ones(store: Store) -> None:
+def test_init_creates_every_index_the_vector_ones_included(store: Store) -> None:
     name, dimension = embedder_identity(store.settings)
     indexes = _by_name(store)
-    assert not {"memory_embedding", "turn_embedding"} & set(indexes)  # opt-in (search: in process)
+    for vector in ("memory_embedding", "turn_embedding"):  # search asks them for large groups
+        assert indexes[vector]["type"] == "VECTOR"
+        assert indexes[vector]["options"]["indexConfig"]["vector.dimensions"] == dimension
     for fulltext, label in (("memory_text", "Memory"), ("turn_text", "Turn")):
         assert indexes[fulltext]["type"] == "FULLTEXT"
         assert indexes[fulltext]["labelsOrTypes"] == [label]
@@ -70,9 +72,12 @@ def test_vector_indexes_on_request_with_the_embedder_dimension_and_dropped_on_re
             assert config["vector.similarity_function"].lower() == "cosine"
         init_schema(store, name, dimension)  # None: leaves them as they are
         assert {"memory_embedding", "turn_embedding"} <= set(_by_name(store))
-    finally:
         init_schema(store, name, dimension, vector_indexes=False)
-    assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        init_schema(store, name, dimension)  # None: leaves them absent
+        assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+    finally:
+        init_schema(store, name, dimension, vector_indexes=True)  # as the other tests expect
 
 
 def test_another_embedder_fails_naming_both_and_the_way_out(store: Store) -> None:
@@ -100,7 +105,7 @@ def test_every_statement_explains_against_the_live_server(store: Store) -> None:
     assert not failures, "\n".join(failures)
 
 
-def test_cli_init_creates_and_drops_the_vector_indexes(
+def test_cli_init_makes_the_vector_indexes_by_default_and_drops_them_on_request(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NEO4J_URI", store.settings.neo4j_uri)
@@ -108,11 +113,12 @@ def test_cli_init_creates_and_drops_the_vector_indexes(
         monkeypatch.setenv("NEO4J_PASSWORD", store.settings.neo4j_password)
     runner = CliRunner()
     try:
-        made = runner.invoke(app, ["init", "--vector-indexes"], catch_exceptions=False)
+        dropped = runner.invoke(app, ["init", "--no-vector-indexes"], catch_exceptions=False)
+        assert dropped.exit_code == 0, dropped.output
+        assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        made = runner.invoke(app, ["init"], catch_exceptions=False)  # on by default
         assert made.exit_code == 0, made.output
         assert "memory_embedding" in made.stdout and "turn_embedding" in made.stdout
         assert {"memory_embedding", "turn_embedding"} <= set(_by_name(store))
     finally:
-        dropped = runner.invoke(app, ["init", "--no-vector-indexes"], catch_exceptions=False)
-    assert dropped.exit_code == 0, dropped.output
-    assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        init_schema(store, *embedder_identity(store.settings), vector_indexes=True)

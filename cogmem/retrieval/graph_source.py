@@ -1,0 +1,266 @@
+"""A group's nodes as Neo4j holds them: the operators' data through their ``.cypher`` files.
+
+This is what a search reads when its process holds no copy of the group (a group not yet
+read, one larger than the cache budget, or ``search_cache = "off"``): every call is one
+statement against Neo4j's own indexes, with the group filter inside the search, so the
+first search of a group costs a handful of index calls whatever its size.
+
+* **Vectors** (Anchor): an exact scan of the group's nodes through the ``group_id`` index
+  (``operators/nearest_*``) for a group of up to :data:`EXACT_SCAN_NODES` nodes of a label;
+  beyond that, the shared HNSW index (``operators/nearest_*_indexed``), over-fetched in
+  proportion to the group's share of the store, falling back to the exact scan when too
+  few of the group's nodes come back. Scores are Neo4j's cosine similarity, (1 + cos) / 2.
+* **Words** (Anchor): the fulltext indexes, restricted to the group inside Lucene by the
+  group's key (``operators/fulltext_*``); BM25 as Lucene scores it. Lucene's statistics are
+  the whole index's, where the in-process copy's are the group's own
+  (:mod:`cogmem.retrieval.lexical`): the one place the two paths may rank differently.
+* **Traverse, Intersect, Ground**: ``operators/traverse_hop``, ``operators/intersect`` and
+  ``operators/ground``, each neighbour's similarity computed by Neo4j.
+* **Late interaction**: word rarity from the fulltext index (``operators/turn_df``), token
+  rows by id (``operators/turn_tokens``).
+
+The in-process copy (:class:`~cogmem.retrieval.vectors.GroupVectors`) answers the same
+calls as a cache in front of these statements; ``tests/integration/test_cold_search.py``
+compares the two.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from cogmem.ingest.ids import group_key
+from cogmem.retrieval.lexical import analyse
+from cogmem.retrieval.token_rows import TokenRowCache
+from cogmem.store import Store, StoreError
+
+T = TypeVar("T")
+
+EXACT_SCAN_NODES = 30_000
+"""Up to this many nodes of a label in the group, a vector search scans them all exactly
+through the group_id index; beyond, it asks the shared HNSW index."""
+INDEX_OVERFETCH = 2.0
+"""The HNSW index is asked for k · (store / group) · this many nodes, so that after the other
+groups' nodes are dropped about 2k of the group's remain."""
+INDEX_FETCH_CAP = 10_000
+"""At most this many nodes asked of the HNSW index in one call."""
+FULLTEXT_OVERFETCH = 3
+"""A typed record search asks Lucene for this many times k (other types are dropped after)."""
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
+
+
+def _escape(word: str) -> str:
+    return _LUCENE_SPECIAL.sub(r"\\\1", word)
+
+
+def lucene_query(group: str, words: Sequence[str], fields: Sequence[str]) -> str | None:
+    """The Lucene query for ``words`` in ``fields`` of ``group``'s nodes (the group's key
+    required, any word matching); None without a word."""
+    terms = " ".join(_escape(w) for w in words if w)
+    if not terms:
+        return None
+    clauses = " ".join(f"{field}:({terms})" for field in fields)
+    return f"+group_key:{group_key(group)} +({clauses})"
+
+
+class GraphSource:
+    """One search's view of a group through Cypher (see the module's docstring). It keeps
+    the fields and similarities of the nodes its statements returned, so each node is read
+    once a search; ``statements`` lists what ran, for the trace."""
+
+    def __init__(self, store: Store, group: str) -> None:
+        self.store = store
+        self.group = group
+        self.tokens = TokenRowCache()
+        self.statements: list[str] = []
+        self._fields: dict[str, dict[str, Any]] = {}
+        self._sims: dict[bytes, dict[str, float]] = {}
+        self._sizes: dict[str, int] | None = None
+        self._persons: list[dict[str, Any]] | None = None
+
+    # -- plumbing ----------------------------------------------------------------------
+    def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        self.statements.append(name)
+        return self.store.read(name, group=self.group, **params)
+
+    def _keep(self, node: Mapping[str, Any], vector: np.ndarray | None, sim: float | None) -> str:
+        node_id = str(node["id"])
+        if node_id not in self._fields:
+            self._fields[node_id] = dict(node)
+        if vector is not None and sim is not None:
+            self._sims.setdefault(_key(vector), {})[node_id] = float(sim)
+        return node_id
+
+    def _sizes_of(self) -> dict[str, int]:
+        if self._sizes is None:
+            self._sizes = {k: int(v) for k, v in self._read("operators/group_size")[0].items()}
+        return self._sizes
+
+    # -- what the operators ask --------------------------------------------------------
+    def top(
+        self, query: np.ndarray, *, turns: bool, types: Sequence[str] | None, k: int
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest turns or records (of ``types``), best first, with Neo4j's
+        similarity: exact for a group of up to :data:`EXACT_SCAN_NODES`, else the HNSW
+        index with the group filter applied to what it returns."""
+        if k <= 0:
+            return []
+        kind = "turns" if turns else "records"
+        vec = [float(x) for x in np.asarray(query, np.float32)]
+        params: dict[str, Any] = {"vector": vec, "k": k}
+        if not turns:
+            params["types"] = list(types) if types is not None else None
+        sizes = self._sizes_of()
+        mine, everyone = sizes[kind], sizes[f"all_{kind}"]
+        rows: list[dict[str, Any]] | None = None
+        if mine > EXACT_SCAN_NODES:
+            share = everyone / max(mine, 1)
+            fetch = int(min(INDEX_FETCH_CAP, max(k, math.ceil(k * share * INDEX_OVERFETCH))))
+            try:
+                rows = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
+            except StoreError:  # no vector index (vector_indexes = false): scan exactly
+                rows = None
+            if rows is not None and len(rows) < min(k, mine):  # crowded out: scan the group
+                rows = None
+        if rows is None:
+            rows = self._read(f"operators/nearest_{kind}", **params)
+        return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]
+
+    def lexical(
+        self, words: Sequence[str], *, turns: bool, types: Sequence[str] | None, k: int
+    ) -> list[tuple[str, float]]:
+        """The best ``k`` turns or records (of ``types``) for the words, by the fulltext
+        index's BM25, restricted to the group inside Lucene."""
+        fields = ["search_text"] if turns else ["content", "name"]
+        query = lucene_query(self.group, words, fields)
+        if query is None or k <= 0:
+            return []
+        if turns:
+            rows = self._read("operators/fulltext_turns", query=query, k=k, vector=None)
+        else:
+            fetch = k if types is None else k * FULLTEXT_OVERFETCH
+            rows = self._read(
+                "operators/fulltext_records",
+                query=query,
+                k=k,
+                fetch=fetch,
+                types=list(types) if types is not None else None,
+                vector=None,
+            )
+        return [(self._keep(r["node"], None, None), float(r["score"])) for r in rows]
+
+    def similarity(self, query: np.ndarray, ids: Sequence[str]) -> list[float]:
+        """Neo4j's similarity of each node to ``query`` (0.0 without a vector): those this
+        search has not scored yet in one round trip."""
+        known = self._sims.setdefault(_key(query), {})
+        missing = list(dict.fromkeys(i for i in ids if i not in known))
+        if missing:
+            vec = [float(x) for x in np.asarray(query, np.float32)]
+            for r in self._read("operators/nodes_by_id", ids=missing, vector=vec):
+                self._keep(r["node"], query, r["sim"])
+        return [known.get(i, 0.0) for i in ids]
+
+    def node(self, node_id: str) -> dict[str, Any] | None:
+        """A node's fields as the statements return them (read by id when this search has
+        not seen it yet), or None when the group has no such node."""
+        if node_id not in self._fields:
+            for r in self._read("operators/nodes_by_id", ids=[node_id], vector=None):
+                self._keep(r["node"], None, None)
+        return self._fields.get(node_id)
+
+    def node_as(self, node_id: str, convert: Callable[[dict[str, Any]], T]) -> T | None:
+        fields = self.node(node_id)
+        return None if fields is None else convert(fields)
+
+    def traverse(
+        self, steps: Sequence[dict[str, Any]], per_node: int, vector: np.ndarray | None
+    ) -> list[dict[str, Any]]:
+        """``operators/traverse_hop`` as it is."""
+        return self._read(
+            "operators/traverse_hop", steps=list(steps), per_node=per_node, vector=_list(vector)
+        )
+
+    def intersect(
+        self,
+        ids: Sequence[str],
+        rel_types: Sequence[str],
+        per_entity: int,
+        vector: np.ndarray | None,
+        min_shared: int,
+    ) -> list[dict[str, Any]]:
+        """``operators/intersect`` as it is."""
+        return self._read(
+            "operators/intersect",
+            ids=list(ids),
+            rel_types=list(rel_types),
+            per_entity=per_entity,
+            vector=_list(vector),
+            min_shared=min_shared,
+        )
+
+    def neighbourhood(self, turn_ids: Sequence[str], window: int) -> None:
+        """Ground always runs its statement here (see :meth:`ground`)."""
+        return None
+
+    def ground(
+        self, ids: Sequence[str], window: int, per_record: int, vector: np.ndarray | None
+    ) -> list[dict[str, Any]]:
+        """``operators/ground``; the turns' and records' fields and similarities are kept
+        for the rest of the search."""
+        rows = self._read(
+            "operators/ground",
+            ids=list(ids),
+            window=window,
+            per_record=per_record,
+            vector=_list(vector),
+        )
+        for row in rows:
+            self._keep(row["node"], vector, row["sim"])
+            for rec in row["record_rows"]:
+                self._keep({k: v for k, v in rec.items() if k != "sim"}, vector, rec["sim"])
+        return rows
+
+    def feedback(self, query: np.ndarray, ids: Sequence[str], share: float) -> np.ndarray | None:
+        """``query`` plus ``share`` of the mean unit vector of ``ids``, unit length."""
+        rows = self._read("operators/embeddings", ids=list(ids))
+        if not rows:
+            return None
+        by_id = {r["id"]: np.asarray(r["embedding"], np.float32) for r in rows}
+        vecs = np.stack([by_id[i] for i in ids if i in by_id])
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        out = np.asarray(query, np.float32) + share * vecs.mean(axis=0)
+        norm = float(np.linalg.norm(out))
+        return out / norm if norm > 0 else None
+
+    def turn_idf(self, words: Sequence[str]) -> list[float]:
+        """BM25's idf of each word among the group's turns, from the fulltext index (0 for
+        a word the analyzer drops)."""
+        queries = [
+            {"word": w, "query": lucene_query(self.group, [w], ["search_text"])}
+            for w in dict.fromkeys(words)
+            if analyse(w)
+        ]
+        found: dict[str, float] = {}
+        if queries:
+            for r in self._read("operators/turn_df", queries=queries):
+                docs, df = int(r["docs"]), int(r["df"])
+                found[r["word"]] = math.log(1.0 + (docs - df + 0.5) / (df + 0.5)) if docs else 0.0
+        return [found.get(w, 0.0) for w in words]
+
+    @property
+    def persons(self) -> list[dict[str, Any]]:
+        if self._persons is None:
+            self._persons = self._read("operators/entities")
+        return self._persons
+
+
+def _key(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, np.float32).tobytes()
+
+
+def _list(vector: np.ndarray | None) -> list[float] | None:
+    return None if vector is None else [float(x) for x in np.asarray(vector, np.float32)]

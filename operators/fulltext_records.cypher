@@ -1,0 +1,19 @@
+// Anchor, lexical half: the best memory records of group $group (of types $types, all when
+// null; at most $k) for the Lucene query $query (the group's key as a required clause, the
+// question's words against content and name), BM25 as the memory_text index scores it,
+// with each record's similarity to $vector (null: none). $fetch ≥ $k leaves room for the
+// records of other types.
+CALL db.index.fulltext.queryNodes('memory_text', $query, {limit: $fetch}) YIELD node AS n, score
+WITH n, score
+WHERE n.group_id = $group AND ($types IS NULL OR n.type IN $types)
+WITH n, score
+ORDER BY score DESC, n.id
+LIMIT $k
+RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target, .status,
+          .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
+          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .quote, .confidence} AS node,
+       score,
+       CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
+            ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim

@@ -1,0 +1,16 @@
+// Anchor, vector half, exact: the $k memory records of group $group (of types $types, all
+// when null) nearest to $vector (Neo4j's cosine similarity, (1 + cos) / 2), found through
+// the group_id index and scored one by one: exact, never crowded out by other groups.
+// Equal scores by id.
+MATCH (n:Memory)
+WHERE n.group_id = $group AND n.embedding IS NOT NULL
+  AND ($types IS NULL OR n.type IN $types)
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
+ORDER BY sim DESC, n.id
+LIMIT $k
+RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target, .status,
+          .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
+          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .quote, .confidence} AS node,
+       sim

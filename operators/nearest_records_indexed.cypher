@@ -1,0 +1,15 @@
+// Anchor, vector half, through the HNSW index (memory_embedding) for a large group: the
+// $fetch nearest records of the whole store, the group's (of types $types, all when null)
+// kept, the best $k of them. Approximate; the caller sizes $fetch by the group's share of
+// the store and falls back to nearest_records (exact) when fewer than $k come back.
+CALL db.index.vector.queryNodes('memory_embedding', $fetch, $vector) YIELD node AS n, score AS sim
+WITH n, sim
+WHERE n.group_id = $group AND ($types IS NULL OR n.type IN $types)
+ORDER BY sim DESC, n.id
+LIMIT $k
+RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target, .status,
+          .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
+          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .quote, .confidence} AS node,
+       sim

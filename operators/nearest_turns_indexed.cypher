@@ -1,0 +1,16 @@
+// Anchor, vector half, through the HNSW index (turn_embedding) for a large group: the $fetch
+// nearest turns of the whole store, the group's kept, the best $k of them. Approximate,
+// and other groups' turns take places in $fetch: the caller asks for more than $k in
+// proportion to the group's share of the store and falls back to nearest_turns (exact)
+// when fewer than $k come back. Equal scores by id.
+CALL db.index.vector.queryNodes('turn_embedding', $fetch, $vector) YIELD node AS n, score AS sim
+WITH n, sim
+WHERE n.group_id = $group
+ORDER BY sim DESC, n.id
+LIMIT $k
+RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
+          .source, .target, .status, .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
+          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .quote, .confidence} AS node,
+       sim

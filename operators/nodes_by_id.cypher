@@ -1,0 +1,18 @@
+// Turns and memory records of group $group by id, with the fields search ranks them by and
+// their similarity to $vector (0.0 without a vector or without $vector).
+CALL () {
+  MATCH (n:Turn)
+  WHERE n.id IN $ids AND n.group_id = $group
+  RETURN n, 'Turn' AS type, n.full_text AS content
+  UNION ALL
+  MATCH (n:Memory)
+  WHERE n.id IN $ids AND n.group_id = $group
+  RETURN n, n.type AS type, n.content AS content
+}
+RETURN n {.id, type: type, .name, content: content, .search_text, .speaker, .subject,
+          .source, .target, .status, .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
+          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .quote, .confidence} AS node,
+       CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
+            ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim

@@ -1,0 +1,15 @@
+// How many of group $group's turns contain each word ($queries: {word, query}, the query
+// the group's key and the word against search_text, as cogmem/retrieval/graph_source.py
+// builds it), and how many turns the group has: BM25's idf of each word among the group's
+// own turns (late interaction weighs the question's words by it).
+MATCH (t:Turn)
+WHERE t.group_id = $group
+WITH count(t) AS docs
+UNWIND $queries AS q
+CALL (q) {
+  CALL db.index.fulltext.queryNodes('turn_text', q.query) YIELD node
+  WITH node
+  WHERE node.group_id = $group
+  RETURN count(node) AS df
+}
+RETURN q.word AS word, df, docs

@@ -1,0 +1,245 @@
+"""Search through Neo4j's own indexes (the operators' statements), against the process's copy
+of the group that caches them: the same answers, the first search without the copy, the
+copy read behind it, the group filter inside the search."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cogmem.api import Memory
+from cogmem.config import Settings
+from cogmem.retrieval import graph_source
+from cogmem.retrieval.graph_source import GraphSource
+from cogmem.retrieval.operators import Operators
+from cogmem.retrieval.vector_cache import clear_vector_caches, wait_for_warm_caches
+from cogmem.retrieval.vectors import GroupVectors
+from cogmem.store import Store
+
+pytestmark = pytest.mark.integration
+
+SIM_TOLERANCE = 1e-6
+"""Neo4j's cosine (doubles) and the copy's (float32 rows) agree to about 1e-7."""
+
+SESSIONS = [
+    (
+        "2024-02-03T09:30:00Z",
+        [
+            ("Noor", "I finally signed up for the pottery class at the community centre."),
+            ("Tomasz", "Nice! My sister Agata teaches ceramics in Gdansk, she loves it."),
+            ("Noor", "The first lesson is on Thursday evening, wheel throwing for beginners."),
+            ("Tomasz", "I spent the weekend fixing my old road bike, new chain and brakes."),
+            ("Noor", "Do you still ride to work every day?"),
+            ("Tomasz", "Yes, twelve kilometres each way along the river."),
+        ],
+    ),
+    (
+        "2024-03-17T18:10:00Z",
+        [
+            ("Noor", "My first bowl came out lopsided but I glazed it blue anyway."),
+            ("Tomasz", "Agata says the first hundred bowls are always lopsided."),
+            ("Tomasz", "I adopted a rescue greyhound called Biscuit last Friday."),
+            ("Noor", "Greyhounds are so calm. Does Biscuit like the bike trailer?"),
+            ("Tomasz", "Not yet, he prefers long walks in the park near the old mill."),
+            ("Noor", "We should all go hiking in the Tatra mountains this summer."),
+        ],
+    ),
+    (
+        "2024-05-02T20:45:00Z",
+        [
+            ("Noor", "I sold three mugs at the spring craft fair on Saturday."),
+            ("Tomasz", "Congratulations! Biscuit and I ran our first five kilometre race."),
+            ("Noor", "I think Tomasz is the most patient dog owner I know."),
+            ("Tomasz", "The Tatra trip is booked for July, Agata is coming too."),
+            ("Noor", "I started learning Portuguese because we may move to Porto."),
+            ("Tomasz", "Porto has great tiles, you could paint azulejos."),
+        ],
+    ),
+]
+
+QUESTIONS = [
+    "When did Noor sign up for the pottery class?",
+    "What is the name of Tomasz's dog?",
+    "Where does Agata teach ceramics?",
+    "What did Noor sell at the craft fair?",
+    "How far does Tomasz ride to work?",
+    "What does Noor think of Tomasz?",
+    "Where are Noor and Tomasz going hiking?",
+    "Which language is Noor learning and why?",
+    "What did Tomasz fix on his bike?",
+    "What do Noor and Tomasz both like?",
+]
+
+
+def write_chat(path: Path) -> Path:
+    lines = [
+        json.dumps(
+            {"conversation": "c1", "session": str(n), "speaker": s, "text": t, "timestamp": when}
+        )
+        for n, (when, turns) in enumerate(SESSIONS, 1)
+        for s, t in turns
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _store(settings: Settings, mode: str) -> Store:
+    return Store(settings.model_copy(update={"search_cache": mode}))
+
+
+@pytest.fixture
+def potters(neo4j_settings: Settings, store: Store, group: str, tmp_path: Path) -> Iterator[Memory]:
+    mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
+    mem.ingest(write_chat(tmp_path / "chat.jsonl"))
+    clear_vector_caches()
+    yield mem
+    clear_vector_caches()
+
+
+@pytest.fixture
+def other_groups(store: Store, tmp_path: Path, neo4j_settings: Settings) -> Iterator[list[str]]:
+    """Two more groups holding the very same chat: the cold path must keep to its own."""
+    names = [f"{tmp_path.name[-12:]}-twin-{n}".lower().replace("_", "-") for n in range(2)]
+    for name in names:
+        twin = Memory(neo4j_settings.model_copy(update={"group": name}), store=store)
+        twin.ingest(write_chat(tmp_path / f"{name}.jsonl"))
+    yield names
+    for name in names:
+        while store.write("admin/forget_group", group=name, batch=5000)[0]["deleted"]:
+            pass
+
+
+def _sources(mem: Memory) -> tuple[GraphSource, GroupVectors]:
+    cold = Operators(_store(mem.settings, "off"), mem.group).source
+    warm = Operators(_store(mem.settings, "eager"), mem.group).source
+    assert isinstance(cold, GraphSource) and isinstance(warm, GroupVectors)
+    return cold, warm
+
+
+def _close_pairs(cold: list[tuple[str, float]], warm: list[tuple[str, float]]) -> None:
+    assert [i for i, _ in cold] == [i for i, _ in warm]
+    for (_, a), (_, b) in zip(cold, warm, strict=True):
+        assert a == pytest.approx(b, abs=SIM_TOLERANCE)
+
+
+def test_a_fresh_init_creates_both_vector_indexes(potters: Memory) -> None:
+    potters.init()
+    names = {r["name"] for r in potters.store.admin("meta/vector_dimensions")}
+    assert {"memory_embedding", "turn_embedding"} <= names
+
+
+def test_neighbours_are_the_same_through_neo4j_and_from_the_copy(potters: Memory) -> None:
+    cold, warm = _sources(potters)
+    for question in QUESTIONS[:4]:
+        vec = potters.embedder.embed_query(question)
+        for turns in (True, False):
+            for types in (None, ["Event", "Claim"]):
+                if turns and types:
+                    continue
+                _close_pairs(
+                    cold.top(vec, turns=turns, types=types, k=12),
+                    warm.top(vec, turns=turns, types=types, k=12),
+                )
+        ids = [i for i, _ in warm.top(vec, turns=False, types=None, k=30)]
+        assert cold.similarity(vec, ids) == pytest.approx(warm.similarity(vec, ids), abs=1e-6)
+        for node_id in ids:
+            a, b = cold.node(node_id), warm.node(node_id)
+            assert a is not None and b is not None
+            shared = {k for k in a if k in b and k not in ("evidence", "links")}
+            assert {k: a[k] for k in shared} == {k: b[k] for k in shared}
+
+
+def test_the_fulltext_index_matches_the_same_turns_as_the_copys_bm25(potters: Memory) -> None:
+    """Both analyse text the same way (Lucene's english analyzer): asked for every match,
+    they return the same turns and records. Only BM25's statistics differ (the index's
+    against the group's), so their order may."""
+    cold, warm = _sources(potters)
+    for words in (["pottery", "class"], ["bikes", "riding"], ["greyhound"], ["Tatra"]):
+        for turns in (True, False):
+            a = {i for i, _ in cold.lexical(words, turns=turns, types=None, k=500)}
+            b = {i for i, _ in warm.lexical(words, turns=turns, types=None, k=500)}
+            assert a == b and a, words
+    assert cold.turn_idf(["greyhound", "the", "first"]) == pytest.approx(
+        warm.turn_idf(["greyhound", "the", "first"])
+    )
+
+
+def test_search_gives_the_same_evidence_through_neo4j_and_from_the_copy(
+    potters: Memory,
+) -> None:
+    def searched(mode: str) -> list[list[str]]:
+        mem = Memory(potters.settings, store=_store(potters.settings, mode))
+        return [[e.turn_id for e in mem.search(q, k=5)] for q in QUESTIONS]
+
+    cold, warm = searched("off"), searched("eager")
+    overlap = [len(set(a) & set(b)) / max(len(b), 1) for a, b in zip(cold, warm, strict=True)]
+    firsts = sum(a[:1] == b[:1] for a, b in zip(cold, warm, strict=True))
+    assert min(overlap) >= 0.6 and sum(overlap) / len(overlap) >= 0.9, overlap
+    assert firsts >= len(QUESTIONS) - 1
+
+
+def test_the_first_search_asks_neo4j_then_the_copy_answers(potters: Memory) -> None:
+    mem = Memory(potters.settings, store=_store(potters.settings, "auto"))
+    first = mem.retrieve("What is the name of Tomasz's dog?", k=5)
+    ran = [s for step in first.trace for s in step.statements]
+    for name in ("nearest_turns", "nearest_records", "fulltext_turns", "ground", "entities"):
+        assert f"operators/{name}" in ran
+    assert any(
+        step.operator == "traverse" and "operators/traverse_hop" in step.statements
+        for step in first.trace
+    )
+    wait_for_warm_caches()
+    second = mem.retrieve("What is the name of Tomasz's dog?", k=5)
+    ran = [s for step in second.trace for s in step.statements]
+    assert not [s for s in ran if "nearest" in s or "fulltext" in s or "traverse" in s]
+    assert [e.turn_id for e in second.evidence][:1] == [e.turn_id for e in first.evidence][:1]
+
+
+def test_intersect_runs_its_statement_on_the_cold_path(potters: Memory) -> None:
+    mem = Memory(potters.settings, store=_store(potters.settings, "off"))
+    found = mem.retrieve("What do Noor and Tomasz both like?", k=5)
+    steps = [step for step in found.trace if step.operator == "intersect"]
+    assert steps and steps[0].statements == ["operators/intersect"]
+
+
+def test_a_group_among_twins_keeps_to_its_own_nodes(
+    potters: Memory, other_groups: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other groups hold the same chat, so every vector and word ties across groups: the
+    cold path returns the group's own nodes, through the exact scan and through the HNSW
+    index (asked of a group made to count as large), which falls back to the scan when
+    the other groups crowd the group out of what it returns."""
+    cold, warm = _sources(potters)
+    vec = potters.embedder.embed_query("What is the name of Tomasz's dog?")
+    exact = cold.top(vec, turns=True, types=None, k=10)
+    _close_pairs(exact, warm.top(vec, turns=True, types=None, k=10))
+    own = set(warm.ids)
+    assert {i for i, _ in exact} <= own
+    assert {i for i, _ in cold.lexical(["Biscuit"], turns=True, types=None, k=50)} <= own
+
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", 1)
+    indexed = Operators(_store(potters.settings, "off"), potters.group).source
+    assert isinstance(indexed, GraphSource)
+    found = indexed.top(vec, turns=True, types=None, k=10)
+    assert "operators/nearest_turns_indexed" in indexed.statements
+    assert {i for i, _ in found} <= own and len(found) == 10
+    assert len({i for i, _ in found} & {i for i, _ in exact}) >= 9
+
+    monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 10)  # too few to get 10 of ours
+    crowded = Operators(_store(potters.settings, "off"), potters.group).source
+    assert isinstance(crowded, GraphSource)
+    _close_pairs(crowded.top(vec, turns=True, types=None, k=10), exact)
+    assert crowded.statements[-2:] == ["operators/nearest_turns_indexed", "operators/nearest_turns"]
+
+
+def test_feedback_through_neo4j_moves_the_vector_as_the_copy_does(potters: Memory) -> None:
+    cold, warm = _sources(potters)
+    vec = potters.embedder.embed_query("Where does Agata teach?")
+    ids = [i for i, _ in warm.top(vec, turns=True, types=None, k=3)]
+    a, b = cold.feedback(vec, ids, 0.5), warm.feedback(vec, ids, 0.5)
+    assert a is not None and b is not None
+    assert np.allclose(a, b, atol=1e-6)
