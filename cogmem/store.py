@@ -138,6 +138,11 @@ class Store:
         self._verified = False
         self._verify_lock = threading.Lock()
 
+    def with_settings(self, **update: Any) -> Store:
+        """A Store on this one's driver with some settings changed (e.g. ``search_cache``);
+        closing this one closes the driver, closing the other does not have to."""
+        return Store(self.settings.model_copy(update=update), driver=self._driver)
+
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
         self._driver.close()

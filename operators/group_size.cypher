@@ -1,11 +1,16 @@
-// How many turns and memory records group $group holds (through the group_id indexes), and
-// how many the whole store holds (from the count store): whether a vector search scans the
-// group exactly or asks the shared HNSW index, and how far it must over-fetch.
+// How many turns and memory records group $group holds, counted through the group_id
+// indexes up to $cap + 1 (a larger group counts as $cap + 1: it is large, how large does
+// not matter), and how many the whole store holds (from the count store): whether a vector
+// search scans the group exactly or asks the shared HNSW index, and how far it over-fetches.
 CALL () {
-  MATCH (t:Turn) WHERE t.group_id = $group RETURN count(t) AS turns
+  MATCH (t:Turn) WHERE t.group_id = $group
+  WITH t LIMIT $cap + 1
+  RETURN count(t) AS turns
 }
 CALL () {
-  MATCH (m:Memory) WHERE m.group_id = $group RETURN count(m) AS records
+  MATCH (m:Memory) WHERE m.group_id = $group
+  WITH m LIMIT $cap + 1
+  RETURN count(m) AS records
 }
 CALL () {
   MATCH (t:Turn) RETURN count(t) AS all_turns

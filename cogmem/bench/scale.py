@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from cogmem.bench.common import percentile
+from cogmem.bench.common import percentile, with_search_cache
 from cogmem.models import Conversation, Turn
+from cogmem.retrieval.graph_source import EXACT_SCAN_NODES, lucene_query
 from cogmem.retrieval.vector_cache import clear_vector_caches
 
 if TYPE_CHECKING:
@@ -189,7 +190,10 @@ class SizePoint(BaseModel):
     store_mib: float | None
     peak_rss_mib: float
     vectors_load_s: float = 0.0
-    """Cold read of the group's vectors into the process (the first search after a start)."""
+    """Reading the group into the process's copy (in the background, after the first
+    search of a process; before the warm searches here)."""
+    cold_ms: dict[str, float] = {}
+    """Mean ms of each part of a search through Neo4j alone (no copy in process)."""
 
 
 class ScaleReport(BaseModel):
@@ -227,15 +231,17 @@ def plan_text(plan: Any, depth: int = 0) -> str:
     return "\n".join([line, *(plan_text(c, depth + 1) for c in plan.get("children", []))])
 
 
-def scale_memory(settings: Settings) -> Memory:
+def scale_memory(settings: Settings, search_cache: str = "eager") -> Memory:
     """The Memory the benchmark grows: group ``bench-scale``, the hashing embedder, the
-    heuristic extractor and the rule router (whatever LLM the settings name)."""
+    heuristic extractor and the rule router (whatever LLM the settings name). Its
+    searches read the group into the process first (``search_cache``: ``eager``); with
+    ``off`` they go to Neo4j every time, as a process's first search of a group does."""
     from cogmem.api import Memory
     from cogmem.extract import HeuristicExtractor
     from cogmem.retrieval import RuleRouter
 
     return Memory(
-        settings.model_copy(update={"group": GROUP}),
+        settings.model_copy(update={"group": GROUP, "search_cache": search_cache}),
         embedder=HashingEmbedder(),
         extractor=HeuristicExtractor(),
         router=RuleRouter(),
@@ -286,6 +292,8 @@ def run_scale(
         log(f"size {size}: {records} records, {turns} turns; measuring {queries} queries")
         memory.await_indexes(seconds=600)
         clear_vector_caches()
+        cold = _cold_searches(memory, queries, random.Random(seed + 2 * size))
+        clear_vector_caches()
         load_started = time.perf_counter()
         persons = {p["name"]: p["id"] for p in memory.operators().persons()}
         vectors_load_s = time.perf_counter() - load_started
@@ -326,6 +334,7 @@ def run_scale(
             question = f"What did {person} try with {other}?"
             timed(partial(memory.controller().run, question, k=10), live["search_after_write"])
         buckets.update(live)
+        buckets["cold_search"] = cold.pop("search")
         points.append(
             SizePoint(
                 records=records,
@@ -346,10 +355,33 @@ def run_scale(
                 store_mib=du_mib(data_dir),
                 peak_rss_mib=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                 vectors_load_s=round(vectors_load_s, 2),
+                cold_ms={k: round(1000 * sum(v) / max(len(v), 1), 1) for k, v in cold.items()},
             )
         )
     plans = profile_plans(memory, memory.operators())
     return ScaleReport(sizes=points, plans=plans, embedder=embedder.name, queries_per_size=queries)
+
+
+def _cold_searches(memory: Memory, queries: int, rng: random.Random) -> dict[str, list[float]]:
+    """``queries`` searches as a process that holds no copy of the group makes them (every
+    call through the operators' statements: ``search_cache = off``), after
+    :data:`WARM_UP` untimed ones: the end-to-end seconds under ``search``, and each part
+    of them (:attr:`~cogmem.retrieval.controller.Retrieval.seconds`) under its name."""
+    cold = with_search_cache(memory, "off")
+    persons = [p["name"] for p in memory.operators().persons()] or PEOPLE
+    parts: dict[str, list[float]] = {"search": []}
+    for n in range(WARM_UP + queries):
+        person, other = rng.sample(persons, 2) if len(persons) > 1 else (persons[0],) * 2
+        question = rng.choice(QUESTIONS).format(
+            person=person, other=other, thing=rng.choice(THINGS)
+        )
+        started = time.perf_counter()
+        result = cold.retrieve(question, k=10)
+        if n >= WARM_UP:
+            parts["search"].append(time.perf_counter() - started)
+            for name, seconds in result.seconds.items():
+                parts.setdefault(name, []).append(seconds)
+    return parts
 
 
 def records_of(memory: Memory) -> int:
@@ -365,11 +397,22 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
     qvec = memory.embedder.embed_query(q)
     turns = [t for t, _ in ops.vectors.top(qvec, turns=True, types=None, k=50)]
     (state,) = memory.store.read("operators/vector_state", group=group)
+    vec = [float(x) for x in qvec]
+    fulltext = lucene_query(group, ["avery", "pottery", "class"], ["search_text"])
+    person = next(iter(p["id"] for p in ops.persons()), "")
+    step = {"ids": [person], "rel_types": ["PARTICIPATED_IN", "CLAIMS"], "types": None}
     calls: dict[str, dict[str, Any]] = {
         # a search's refresh after a write: the nodes of the last write, with their links
         "operators/vectors_since": dict(group=group, seq=max(0, int(state["seq"]) - 1)),
-        "operators/ground": dict(ids=turns, group=group, window=1, per_record=3),
+        "operators/ground": dict(ids=turns, group=group, window=1, per_record=3, vector=vec),
         "operators/turn_tokens": dict(ids=turns, group=group),
+        # a search through Neo4j alone (no copy in process)
+        "operators/group_size": dict(group=group, cap=EXACT_SCAN_NODES),
+        "operators/nearest_turns_indexed": dict(group=group, vector=vec, k=60, fetch=120),
+        "operators/fulltext_turns": dict(group=group, query=fulltext, k=60, vector=None),
+        "operators/traverse_hop": dict(
+            group=group, steps=[dict(step, start=None, end=None)], per_node=15, vector=vec
+        ),
     }
     out = {}
     for name, params in calls.items():
@@ -380,7 +423,7 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
 
 def markdown(report: ScaleReport) -> str:
     ops: tuple[str, ...] = ("anchor", "traverse", "intersect", "ground", "search")
-    live = ("add_turn", "search_after_write")
+    live = ("add_turn", "search_after_write", "cold_search")
     ops += tuple(op for op in live if all(op in p.latency for p in report.sizes))
     head = (
         "| records | turns | ingest turns/s | ingest records/s | "
@@ -393,7 +436,10 @@ def markdown(report: ScaleReport) -> str:
         f"embedder so the database is what is measured. {report.queries_per_size} queries "
         f"per size, after {WARM_UP} untimed searches; then {LIVE_TURNS} live turns "
         "(`add_turn`), each followed by a search "
-        "(search_after_write: it first reads what the turn wrote).",
+        "(search_after_write: it first reads what the turn wrote). cold_search: the same "
+        "questions asked of Neo4j alone, as by a process that holds no copy of the group "
+        "(its first search; `search_cache = off`), after the same warm-up; the other "
+        "columns search the process's copy.",
         "",
         head,
         "|" + "---|" * (7 + len(ops)),
@@ -412,6 +458,19 @@ def markdown(report: ScaleReport) -> str:
             f"{p.vectors_load_s:.1f}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    parts = [k for k in report.sizes[-1].cold_ms if k not in ("total",)]
+    if parts:
+        lines += [
+            "",
+            "Where a cold search's time goes (mean ms; operators are their statements' round "
+            "trips with the Python that reads their rows):",
+            "",
+            "| records | " + " | ".join(parts) + " | total |",
+            "|" + "---|" * (len(parts) + 2),
+        ]
+        for p in report.sizes:
+            cells = [f"{p.cold_ms.get(k, 0.0):.1f}" for k in [*parts, "total"]]
+            lines.append(f"| {p.records} | " + " | ".join(cells) + " |")
     if len(report.sizes) >= 2:
         first, last = report.sizes[0], report.sizes[-1]
         growth = last.records / first.records
@@ -445,6 +504,10 @@ class CrowdedPoint(BaseModel):
     p95_ms: float
     vectors_load_s: float = 0.0
     """The first search: reading the group's vectors into the process."""
+    cold_r10: float = 0.0
+    cold_p50_ms: float = 0.0
+    cold_p95_ms: float = 0.0
+    """The same questions through Neo4j alone (no copy in process: ``search_cache = off``)."""
 
 
 class CrowdedReport(BaseModel):
@@ -475,7 +538,8 @@ def run_crowded(
     convs = read_file(path, "locomo").conversations
     conv = next(c for c in convs if sample in (None, c.id))
     questions = load_questions(path, [conv], {1, 2, 3, 4}, EvidenceStats())
-    mem = memory.for_group(group or f"bench-crowded-{conv.id}")
+    mem = with_search_cache(memory.for_group(group or f"bench-crowded-{conv.id}"), "eager")
+    cold = with_search_cache(mem, "off")
     if group is None:
         mem.forget()
         log(f"ingesting {conv.id}: {len(conv.turns)} turns")
@@ -502,7 +566,18 @@ def run_crowded(
             latencies.append(time.perf_counter() - started)
             rankings.append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
         s = score(rankings)
+        cold_latencies: list[float] = []
+        cold_rankings = []
+        for q in questions:  # after the warm ones: the server's caches are as warm
+            started = time.perf_counter()
+            evidence = cold.controller().run(q.question, k=10).evidence
+            cold_latencies.append(time.perf_counter() - started)
+            cold_rankings.append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
+        cs = score(cold_rankings)
         return CrowdedPoint(
+            cold_r10=round(cs.recall[0][10], 1),
+            cold_p50_ms=round(1000 * percentile(cold_latencies, 50), 1),
+            cold_p95_ms=round(1000 * percentile(cold_latencies, 95), 1),
             groups=groups,
             nodes=groups * int(mem.counts()["nodes"]),
             r10=round(s.recall[0][10], 1),
@@ -541,7 +616,8 @@ def crowded_markdown(report: CrowdedReport) -> str:
     a, c = report.alone, report.crowded
     rows = [
         f"| {name} | {p.groups} | {p.nodes} | {p.r10:.1f} | {p.mh_allhit10:.1f} | "
-        f"{p.p50_ms:.0f} | {p.p95_ms:.0f} | {p.vectors_load_s:.2f} |"
+        f"{p.p50_ms:.0f} | {p.p95_ms:.0f} | {p.vectors_load_s:.2f} | {p.cold_r10:.1f} | "
+        f"{p.cold_p50_ms:.0f} | {p.cold_p95_ms:.0f} |"
         for name, p in (("alone", a), ("crowded", c))
     ]
     return "\n".join(
@@ -550,12 +626,17 @@ def crowded_markdown(report: CrowdedReport) -> str:
             f"categories 1-4) alone, then among {report.copies} groups holding copies of "
             "its content",
             "",
+            "Searches from the process's copy of the group, then the same questions through "
+            "Neo4j alone (cold: no copy in process, `search_cache = off`).",
+            "",
             "| store | groups | nodes | R@10 | multi-hop AllHit@10 | p50 ms | p95 ms | "
-            "first search (vectors read) s |",
-            "|---|---|---|---|---|---|---|---|",
+            "copy read s | cold R@10 | cold p50 ms | cold p95 ms |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
             *rows,
             "",
             f"Crowded vs alone: R@10 {c.r10 - a.r10:+.1f} points, p95 "
-            f"×{c.p95_ms / max(a.p95_ms, 1e-9):.2f}, p50 ×{c.p50_ms / max(a.p50_ms, 1e-9):.2f}.",
+            f"×{c.p95_ms / max(a.p95_ms, 1e-9):.2f}, p50 ×{c.p50_ms / max(a.p50_ms, 1e-9):.2f}; "
+            f"cold R@10 {c.cold_r10 - a.cold_r10:+.1f} points, cold p95 "
+            f"×{c.cold_p95_ms / max(a.cold_p95_ms, 1e-9):.2f}.",
         ]
     )

@@ -200,6 +200,9 @@ class Controller:
                 seconds[step.operator] = seconds.get(step.operator, 0.0) + step.seconds
         seconds["total"] = time.perf_counter() - started
         seconds["python"] = max(0.0, 2 * seconds["total"] - sum(seconds.values()))
+        release = getattr(self.ops, "release", None)
+        if release is not None:
+            release()
         return Retrieval(
             plan=plan, evidence=evidence, trace=trace, sufficient=sufficient, seconds=seconds
         )

@@ -40,9 +40,10 @@ from cogmem.store import Store, StoreError
 
 T = TypeVar("T")
 
-EXACT_SCAN_NODES = 30_000
+EXACT_SCAN_NODES = 10_000
 """Up to this many nodes of a label in the group, a vector search scans them all exactly
-through the group_id index; beyond, it asks the shared HNSW index."""
+through the group_id index (Neo4j scores ~50k–100k vectors a second here); beyond, it asks
+the shared HNSW index."""
 INDEX_OVERFETCH = 2.0
 """The HNSW index is asked for k · (store / group) · this many nodes, so that after the other
 groups' nodes are dropped about 2k of the group's remain."""
@@ -97,7 +98,8 @@ class GraphSource:
 
     def _sizes_of(self) -> dict[str, int]:
         if self._sizes is None:
-            self._sizes = {k: int(v) for k, v in self._read("operators/group_size")[0].items()}
+            (row,) = self._read("operators/group_size", cap=EXACT_SCAN_NODES)
+            self._sizes = {k: int(v) for k, v in row.items()}
         return self._sizes
 
     # -- what the operators ask --------------------------------------------------------
@@ -124,23 +126,31 @@ class GraphSource:
                 rows = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
             except StoreError:  # no vector index (vector_indexes = false): scan exactly
                 rows = None
-            if rows is not None and len(rows) < min(k, mine):  # crowded out: scan the group
+            if rows is not None and len(rows) < k:  # crowded out: scan the group's own
                 rows = None
         if rows is None:
             rows = self._read(f"operators/nearest_{kind}", **params)
         return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]
 
     def lexical(
-        self, words: Sequence[str], *, turns: bool, types: Sequence[str] | None, k: int
+        self,
+        words: Sequence[str],
+        *,
+        turns: bool,
+        types: Sequence[str] | None,
+        k: int,
+        vector: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
         """The best ``k`` turns or records (of ``types``) for the words, by the fulltext
-        index's BM25, restricted to the group inside Lucene."""
+        index's BM25, restricted to the group inside Lucene; their similarities to
+        ``vector`` are computed on the way (:meth:`similarity` then needs no round trip)."""
         fields = ["search_text"] if turns else ["content", "name"]
         query = lucene_query(self.group, words, fields)
         if query is None or k <= 0:
             return []
+        vec = _list(vector)
         if turns:
-            rows = self._read("operators/fulltext_turns", query=query, k=k, vector=None)
+            rows = self._read("operators/fulltext_turns", query=query, k=k, vector=vec)
         else:
             fetch = k if types is None else k * FULLTEXT_OVERFETCH
             rows = self._read(
@@ -149,9 +159,9 @@ class GraphSource:
                 k=k,
                 fetch=fetch,
                 types=list(types) if types is not None else None,
-                vector=None,
+                vector=vec,
             )
-        return [(self._keep(r["node"], None, None), float(r["score"])) for r in rows]
+        return [(self._keep(r["node"], vector, r["sim"]), float(r["score"])) for r in rows]
 
     def similarity(self, query: np.ndarray, ids: Sequence[str]) -> list[float]:
         """Neo4j's similarity of each node to ``query`` (0.0 without a vector): those this

@@ -12,7 +12,9 @@ removed, Porter stemming. Scores are Lucene's BM25 (k1 = 1.2, b = 0.75, idf
 ``ln(1 + (N − n + 0.5) / (n + 0.5))``), one field per text: a record's content and name are
 scored as two fields and summed, as Lucene sums its per-field clauses.
 
-The fulltext indexes stay: Neo4j Browser users and ``db.index.fulltext.queryNodes`` use them.
+The fulltext indexes answer the same words when the process holds no copy of the group
+(``operators/fulltext_*``, :mod:`cogmem.retrieval.graph_source`); the analysis here is theirs,
+so both match the same texts (``tests/integration/test_cold_search.py``).
 """
 
 from __future__ import annotations

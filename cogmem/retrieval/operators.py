@@ -172,6 +172,7 @@ class Operators:
         # what the last Ground returned, so Evidence needs no second round trip
         self._turn_rows: dict[str, dict[str, Any]] = {}
         self._ran: list[str] = []  # statements the in-process path still runs
+        self._warm_pending = False
         self._record_rows: dict[str, list[dict[str, Any]]] = {}
         # what does not depend on the question's vector, kept for a feedback pass: BM25
         # hits per query, and Anchor's candidates per query (with their fuzzy scores),
@@ -194,12 +195,20 @@ class Operators:
                 self._source = GraphSource(self.store, self.group)
             else:
                 cached = self._cache.cached(self.store, self.group)
-                if cached is None:
-                    self._cache.warm_later(self.store, self.group)
+                if cached is None:  # read the copy once this search is done (release)
+                    self._warm_pending = True
                     self._source = GraphSource(self.store, self.group)
                 else:
                     self._source = cached
         return self._source
+
+    def release(self) -> None:
+        """The search is done: start reading the group's copy in the background when
+        this search found none (``search_cache = auto``), so that it does not compete
+        with the search for the cores."""
+        if self._warm_pending:
+            self._warm_pending = False
+            self._cache.warm_later(self.store, self.group)
 
     @property
     def vectors(self) -> GroupVectors:
@@ -309,7 +318,7 @@ class Operators:
             key = (tuple(terms), kind, tuple(types or ()), pool)
             hits = self._lexical.get(key)
             if hits is None:
-                hits = vectors.lexical(terms, turns=kind == "turn", types=types, k=pool)
+                hits = vectors.lexical(terms, turns=kind == "turn", types=types, k=pool, vector=vec)
                 self._lexical[key] = hits
             sims = vectors.similarity(vec, [node_id for node_id, _ in hits])
             for (node_id, score), sim in zip(hits, sims, strict=True):

@@ -101,7 +101,8 @@ class VectorCache:
 
         def run() -> None:
             try:
-                size = store.read("operators/group_size", group=group)[0]
+                cap = self.budget // NODE_BYTES_ESTIMATE
+                size = store.read("operators/group_size", group=group, cap=cap)[0]
                 nodes = int(size["turns"]) + int(size["records"])
                 if nodes * NODE_BYTES_ESTIMATE <= self.budget:
                     self.sync(store, group)

@@ -1,18 +1,20 @@
-"""The vectors of a group, held in process: exact nearest neighbours and similarities in numpy,
-with the few fields of each node that Anchor ranks by.
+"""The process's copy of a group: a cache in front of the operators' statements
+(:mod:`cogmem.retrieval.graph_source`), answering the same calls without a round trip —
+exact nearest neighbours and similarities in numpy, BM25 over the group's own texts, Traverse,
+Intersect and Ground over its relationships held as arrays.
 
-Neo4j stays the store of record; a search reads a group's vectors from it once, then only
-what was written since. Each write that adds vectors bumps the group's sequence number (a
+Neo4j stays the store of record; the copy is read once (in the background after a process's
+first search of the group, or before it with ``search_cache = eager``), then only what was
+written since. Each write that adds vectors bumps the group's sequence number (a
 ``:CogmemMeta`` node, locked until commit, so numbers follow commit order) and stamps the
 nodes it writes with it (``vseq``); a search reads the number (one small round trip) and,
 when it moved, fetches just the newer nodes. Forgetting a group starts a new epoch: the copy
 is dropped and read again.
 
-Why not the shared HNSW index: it holds every tenant, so a group's neighbours are filtered
-after the index returns them and other groups crowd them out (slower and less complete the
-more tenants share the store). The group's own matrix cannot be crowded, its top-k is
-exact, and the similarities that Anchor and Ground need come from it instead of from Cypher
-reading 384-float properties node by node.
+It answers as the statements do (``tests/integration/test_cold_search.py``): the same
+neighbours (its float32 cosines agree with Neo4j's to ~1e-7), the same rows of Traverse,
+Intersect and Ground, the same words matched. Its BM25 statistics are the group's own where
+Lucene's are the whole index's, so the order of lexical candidates may differ.
 
 Memory: 4 bytes a dimension a node (1.5 KiB at 384-d) and about 2.5 KiB of fields and
 BM25 postings: a 4,000-node conversation takes ~16 MiB, 100k records with their turns
@@ -306,10 +308,17 @@ class GroupVectors:
         return buf[:need]
 
     def lexical(
-        self, words: Sequence[str], *, turns: bool, types: Sequence[str] | None, k: int
+        self,
+        words: Sequence[str],
+        *,
+        turns: bool,
+        types: Sequence[str] | None,
+        k: int,
+        vector: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
         """BM25 over the group's own turn texts (``turns``) or record contents and names
-        (of ``types``, all when None): the best ``k`` ids with their scores, best first."""
+        (of ``types``, all when None): the best ``k`` ids with their scores, best first.
+        (``vector`` is for the statements' sake: here every similarity is at hand.)"""
         view = self._rows
         # only this view's rows (a writer may have indexed newer ones meanwhile)
         allowed = np.ones(len(view.ids), bool)

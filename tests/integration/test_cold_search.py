@@ -87,8 +87,8 @@ def write_chat(path: Path) -> Path:
     return path
 
 
-def _store(settings: Settings, mode: str) -> Store:
-    return Store(settings.model_copy(update={"search_cache": mode}))
+def _store(mem: Memory, mode: str) -> Store:
+    return mem.store.with_settings(search_cache=mode)
 
 
 @pytest.fixture
@@ -114,8 +114,8 @@ def other_groups(store: Store, tmp_path: Path, neo4j_settings: Settings) -> Iter
 
 
 def _sources(mem: Memory) -> tuple[GraphSource, GroupVectors]:
-    cold = Operators(_store(mem.settings, "off"), mem.group).source
-    warm = Operators(_store(mem.settings, "eager"), mem.group).source
+    cold = Operators(_store(mem, "off"), mem.group).source
+    warm = Operators(_store(mem, "eager"), mem.group).source
     assert isinstance(cold, GraphSource) and isinstance(warm, GroupVectors)
     return cold, warm
 
@@ -172,7 +172,7 @@ def test_search_gives_the_same_evidence_through_neo4j_and_from_the_copy(
     potters: Memory,
 ) -> None:
     def searched(mode: str) -> list[list[str]]:
-        mem = Memory(potters.settings, store=_store(potters.settings, mode))
+        mem = Memory(potters.settings, store=_store(potters, mode))
         return [[e.turn_id for e in mem.search(q, k=5)] for q in QUESTIONS]
 
     cold, warm = searched("off"), searched("eager")
@@ -183,7 +183,7 @@ def test_search_gives_the_same_evidence_through_neo4j_and_from_the_copy(
 
 
 def test_the_first_search_asks_neo4j_then_the_copy_answers(potters: Memory) -> None:
-    mem = Memory(potters.settings, store=_store(potters.settings, "auto"))
+    mem = Memory(potters.settings, store=_store(potters, "auto"))
     first = mem.retrieve("What is the name of Tomasz's dog?", k=5)
     ran = [s for step in first.trace for s in step.statements]
     for name in ("nearest_turns", "nearest_records", "fulltext_turns", "ground", "entities"):
@@ -200,7 +200,7 @@ def test_the_first_search_asks_neo4j_then_the_copy_answers(potters: Memory) -> N
 
 
 def test_intersect_runs_its_statement_on_the_cold_path(potters: Memory) -> None:
-    mem = Memory(potters.settings, store=_store(potters.settings, "off"))
+    mem = Memory(potters.settings, store=_store(potters, "off"))
     found = mem.retrieve("What do Noor and Tomasz both like?", k=5)
     steps = [step for step in found.trace if step.operator == "intersect"]
     assert steps and steps[0].statements == ["operators/intersect"]
@@ -222,7 +222,7 @@ def test_a_group_among_twins_keeps_to_its_own_nodes(
     assert {i for i, _ in cold.lexical(["Biscuit"], turns=True, types=None, k=50)} <= own
 
     monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", 1)
-    indexed = Operators(_store(potters.settings, "off"), potters.group).source
+    indexed = Operators(_store(potters, "off"), potters.group).source
     assert isinstance(indexed, GraphSource)
     found = indexed.top(vec, turns=True, types=None, k=10)
     assert "operators/nearest_turns_indexed" in indexed.statements
@@ -230,7 +230,7 @@ def test_a_group_among_twins_keeps_to_its_own_nodes(
     assert len({i for i, _ in found} & {i for i, _ in exact}) >= 9
 
     monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 10)  # too few to get 10 of ours
-    crowded = Operators(_store(potters.settings, "off"), potters.group).source
+    crowded = Operators(_store(potters, "off"), potters.group).source
     assert isinstance(crowded, GraphSource)
     _close_pairs(crowded.top(vec, turns=True, types=None, k=10), exact)
     assert crowded.statements[-2:] == ["operators/nearest_turns_indexed", "operators/nearest_turns"]
