@@ -19,6 +19,10 @@ SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true, f.vseq 
 MERGE (p)-[:HAS_FACT]->(f)
 MERGE (f)-[:ABOUT]->(c)
 WITH f, r, vseq
+CALL (f, r) {
+  WITH f, r WHERE r.props.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(f, 'embedding', r.props.embedding)  // stored as float32
+}
 CALL (f, r, vseq) {
   UNWIND r.event_ids AS eid
   MATCH (e:Memory:Event {id: eid, group_id: $group_id})

@@ -22,4 +22,9 @@ FOREACH (_ IN CASE WHEN 'Decision' IN row.labels THEN [1] ELSE [] END | SET n:De
 FOREACH (_ IN CASE WHEN 'Todo' IN row.labels THEN [1] ELSE [] END | SET n:Todo)
 FOREACH (_ IN CASE WHEN 'Reminder' IN row.labels THEN [1] ELSE [] END | SET n:Reminder)
 FOREACH (_ IN CASE WHEN 'Insight' IN row.labels THEN [1] ELSE [] END | SET n:Insight)
+WITH n, row
+CALL (n, row) {
+  WITH n, row WHERE row.props.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', row.props.embedding)  // stored as float32
+}
 RETURN count(n) AS nodes

@@ -13,4 +13,9 @@ ON CREATE SET n.group_id = $group
 WITH n, row, vseq
 WHERE n.group_id = $group
 SET n = row.props, n.vseq = vseq
+WITH n, row
+CALL (n, row) {
+  WITH n, row WHERE row.props.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', row.props.embedding)  // stored as float32
+}
 RETURN count(n) AS nodes

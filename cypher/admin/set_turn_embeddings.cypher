@@ -5,4 +5,9 @@ MATCH (t:Turn {id: row.id})
 SET t.embedding = row.embedding,
     t.token_rows = row.token_rows,
     t.token_scales = row.token_scales
+WITH t, row
+CALL (t, row) {
+  WITH t, row WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)  // stored as float32
+}
 RETURN count(t) AS updated

@@ -32,6 +32,10 @@ FOREACH (_ IN CASE WHEN r.label = 'Reminder' THEN [1] ELSE [] END | SET m:Remind
 FOREACH (_ IN CASE WHEN r.label = 'Insight' THEN [1] ELSE [] END | SET m:Insight)
 WITH m, r
 CALL (m, r) {
+  WITH m, r WHERE r.props.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(m, 'embedding', r.props.embedding)  // stored as float32
+}
+CALL (m, r) {
   UNWIND r.turn_ids AS tid
   MATCH (t:Turn {id: tid})
   MERGE (m)-[:EVIDENCED_BY]->(t)

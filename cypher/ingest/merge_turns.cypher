@@ -1,6 +1,8 @@
 // Write a batch of turns with their sessions: Conversation-HAS_SESSION->Session-HAS_TURN->Turn,
 // then chain consecutive turns, (a)-[:NEXT]->(b) for each of $pairs (one round trip for both).
 // Every property comes from the $turns rows; ids are deterministic, so a rerun changes nothing.
+// Vectors are stored as float32 arrays (half the store and twice as fast to scan as lists
+// of doubles; the embedders' vectors are float32 already).
 // Every write that adds or replaces vectors bumps the group's vector sequence (one
 // :CogmemMeta node per group, locked until commit, so writes of a group number in commit
 // order) and stamps its nodes with it: searches refresh their in-process vectors by it.
@@ -22,6 +24,11 @@ MERGE (n:Turn {id: t.id})
 ON CREATE SET n.created_at = datetime()
 SET n += t.props, n.vseq = vseq
 MERGE (s)-[:HAS_TURN]->(n)
+WITH n, t
+CALL (n, t) {
+  WITH n, t WHERE t.props.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', t.props.embedding)  // stored as float32
+}
 WITH count(n) AS turns
 CALL () {
   UNWIND $pairs AS p
