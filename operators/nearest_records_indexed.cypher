@@ -2,9 +2,12 @@
 // $fetch nearest records of the whole store, the group's (of types $types, all when null)
 // kept, the best $k of them. Approximate; the caller sizes $fetch by the group's share of
 // the store and falls back to nearest_records (exact) when fewer than $k come back.
-CALL db.index.vector.queryNodes('memory_embedding', $fetch, $vector) YIELD node AS n, score AS sim
-WITH n, sim
+CALL db.index.vector.queryNodes('memory_embedding', $fetch, $vector) YIELD node AS n
+WITH n
 WHERE n.group_id = $group AND ($types IS NULL OR n.type IN $types)
+// the index's scores are those of its quantised vectors: score the group's exactly, as
+// nearest_records does, so both give the same order and similarities
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
 LIMIT $k
 RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target, .status,

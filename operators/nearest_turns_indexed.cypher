@@ -3,9 +3,12 @@
 // and other groups' turns take places in $fetch: the caller asks for more than $k in
 // proportion to the group's share of the store and falls back to nearest_turns (exact)
 // when fewer than $k come back. Equal scores by id.
-CALL db.index.vector.queryNodes('turn_embedding', $fetch, $vector) YIELD node AS n, score AS sim
-WITH n, sim
+CALL db.index.vector.queryNodes('turn_embedding', $fetch, $vector) YIELD node AS n
+WITH n
 WHERE n.group_id = $group
+// the index's scores are those of its quantised vectors: score the group's exactly, as
+// nearest_turns does, so both give the same order and similarities
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
 LIMIT $k
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,

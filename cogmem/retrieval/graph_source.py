@@ -44,9 +44,11 @@ EXACT_SCAN_NODES = 10_000
 """Up to this many nodes of a label in the group, a vector search scans them all exactly
 through the group_id index (Neo4j scores ~50k–100k vectors a second here); beyond, it asks
 the shared HNSW index."""
+INDEX_FIRST_FETCH = 4
+"""The HNSW index is first asked for this many times k nodes (the group's kept)."""
 INDEX_OVERFETCH = 2.0
-"""The HNSW index is asked for k · (store / group) · this many nodes, so that after the other
-groups' nodes are dropped about 2k of the group's remain."""
+"""When the first ask leaves fewer than k of the group's, the index is asked for
+k · (store / group) · this many: after the other groups' are dropped about 2k remain."""
 INDEX_FETCH_CAP = 10_000
 """At most this many nodes asked of the HNSW index in one call."""
 FULLTEXT_OVERFETCH = 3
@@ -120,14 +122,27 @@ class GraphSource:
         mine, everyone = sizes[kind], sizes[f"all_{kind}"]
         rows: list[dict[str, Any]] | None = None
         if mine > EXACT_SCAN_NODES:
+            # a few times k first (enough for a group that is most of the store), then in
+            # proportion to the group's share (mine is counted only up to the scan limit,
+            # so this over-estimates the share of a very large group: more is read, not
+            # less); the nodes the index returns are scored exactly by the statement
             share = everyone / max(mine, 1)
-            fetch = int(min(INDEX_FETCH_CAP, max(k, math.ceil(k * share * INDEX_OVERFETCH))))
-            try:
-                rows = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
-            except StoreError:  # no vector index (vector_indexes = false): scan exactly
-                rows = None
-            if rows is not None and len(rows) < k:  # crowded out: scan the group's own
-                rows = None
+            fetches = [min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH)]
+            wide = int(min(INDEX_FETCH_CAP, math.ceil(k * share * INDEX_OVERFETCH)))
+            if wide > fetches[0]:
+                fetches.append(wide)
+            for fetch in fetches:
+                try:
+                    found = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
+                except StoreError:  # no vector index (vector_indexes = false): scan exactly
+                    break
+                if len(found) >= k:
+                    rows = found
+                    break
+                if types is not None and found and fetch == fetches[-1]:
+                    # a typed search of a large group: fewer than k of those types among
+                    # the nearest is an answer, not a reason to scan the whole group
+                    rows = found
         if rows is None:
             rows = self._read(f"operators/nearest_{kind}", **params)
         return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]

@@ -131,28 +131,30 @@ def test_nothing_of_group_b_ever_reaches_group_a(two_groups: dict[str, Any], que
     mem: Memory = two_groups["a"]
     a_ids: set[str] = two_groups["a_ids"]
     b_ids: set[str] = two_groups["b_ids"]
-    ops = Operators(mem.store, mem.group)
     vec = mem.embedder.embed_query(question)
-
-    anchor = ops.anchor(question, vec)
-    for cand in [*anchor.entries, *anchor.records, *anchor.turns]:
-        assert cand.id in a_ids and (cand.turn_id is None or cand.turn_id in a_ids)
-    # Start points from both groups: only group A's may lead anywhere.
-    starts = two_groups["a_persons"] + two_groups["b_persons"] + sorted(b_ids)[:30]
-    for cand in ops.traverse(starts, vec, depth=2):
-        assert cand.id in a_ids
-    for shared in ops.intersect(starts[:8], vec):
-        assert shared.id in a_ids
-        assert all(k in a_ids and set(v) <= a_ids for k, v in shared.links.items())
-    for turn in ops.ground(sorted(a_ids | b_ids), window=1, vector=vec):
-        assert {turn.id, turn.turn_id, turn.record_id} <= a_ids
-        assert {r.id for r in turn.records} <= a_ids
+    # both paths: the process's copy of the group, and Neo4j's indexes alone
+    for mode in ("eager", "off"):
+        ops = Operators(mem.store.with_settings(search_cache=mode), mem.group)
+        anchor = ops.anchor(question, vec)
+        for cand in [*anchor.entries, *anchor.records, *anchor.turns]:
+            assert cand.id in a_ids and (cand.turn_id is None or cand.turn_id in a_ids)
+        # Start points from both groups: only group A's may lead anywhere.
+        starts = two_groups["a_persons"] + two_groups["b_persons"] + sorted(b_ids)[:30]
+        for cand in ops.traverse(starts, vec, depth=2):
+            assert cand.id in a_ids
+        for shared in ops.intersect(starts[:8], vec):
+            assert shared.id in a_ids
+            assert all(k in a_ids and set(v) <= a_ids for k, v in shared.links.items())
+        for turn in ops.ground(sorted(a_ids | b_ids), window=1, vector=vec):
+            assert {turn.id, turn.turn_id, turn.record_id} <= a_ids
+            assert {r.id for r in turn.records} <= a_ids
 
     if not question.strip():  # nothing to ask: refused whole, before any read
         with pytest.raises(QuestionError):
             mem.search(question, k=10)
         return
-    evidence = mem.search(question, k=10)
+    cold = Memory(mem.settings, store=mem.store.with_settings(search_cache="off"))
+    evidence = mem.search(question, k=10) + cold.search(question, k=10)
     block = mem.context_block(question, budget_tokens=4000)
     answer = mem.ask(question)
     for ev in [*evidence, *block.included, *answer.evidence]:

@@ -1,0 +1,41 @@
+"""The Lucene queries the cold path sends: the group's key required, words as data."""
+
+from __future__ import annotations
+
+import pytest
+
+from cogmem.ingest.ids import group_key
+from cogmem.retrieval.graph_source import lucene_query
+
+pytestmark = pytest.mark.unit
+
+
+def test_the_group_key_is_required_and_any_word_may_match() -> None:
+    query = lucene_query("alice", ["pottery", "class"], ["search_text"])
+    assert query == f"+group_key:{group_key('alice')} +(search_text:(pottery class))"
+
+
+def test_records_are_matched_on_content_and_name() -> None:
+    query = lucene_query("bob", ["dog"], ["content", "name"])
+    assert query == f"+group_key:{group_key('bob')} +(content:(dog) name:(dog))"
+
+
+def test_lucene_syntax_in_words_is_escaped() -> None:
+    query = lucene_query("g", ['a:b', "c*", "(x)", 'say"hi"', "a&&b", "-n", "k~2"], ["f"])
+    assert query is not None
+    body = query.split(" +(f:(", 1)[1]
+    for raw, escaped in (
+        ("a:b", r"a\:b"),
+        ("c*", r"c\*"),
+        ("(x)", r"\(x\)"),
+        ('say"hi"', r"say\"hi\""),
+        ("a&&b", r"a\&\&b"),
+        ("-n", r"\-n"),
+        ("k~2", r"k\~2"),
+    ):
+        assert escaped in body, raw
+
+
+def test_no_words_no_query() -> None:
+    assert lucene_query("g", [], ["search_text"]) is None
+    assert lucene_query("g", ["", ""], ["search_text"]) is None
