@@ -21,7 +21,7 @@ def test_records_are_matched_on_content_and_name() -> None:
 
 
 def test_lucene_syntax_in_words_is_escaped() -> None:
-    query = lucene_query("g", ['a:b', "c*", "(x)", 'say"hi"', "a&&b", "-n", "k~2"], ["f"])
+    query = lucene_query("g", ["a:b", "c*", "(x)", 'say"hi"', "a&&b", "-n", "k~2"], ["f"])
     assert query is not None
     body = query.split(" +(f:(", 1)[1]
     for raw, escaped in (
