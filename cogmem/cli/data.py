@@ -147,8 +147,10 @@ def evidence_table(evidence: list[Evidence], title: str) -> Table:
 def print_steps(trace: list[TraceStep]) -> None:
     """The operator trace, one step a line, on stderr."""
     for step in trace:
+        ran = f"  [{', '.join(step.statements)}]" if step.statements else ""
         err.print(
-            f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  {escape(step.detail)}",
+            f"  {step.operator:<12} {step.returned:>4}  {step.seconds:.3f}s  "
+            f"{escape(step.detail)}{escape(ran)}",
             soft_wrap=True,
             highlight=False,
         )
