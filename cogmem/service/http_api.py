@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, File, Form, HTTPException, Request, Response, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from cogmem.ingest import ReaderError
 from cogmem.service.core import (
@@ -30,39 +29,13 @@ from cogmem.service.core import (
     Service,
     Unavailable,
 )
-from cogmem.service.limits import GRANT_KEY, BearerAuth, BodyLimit
+from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth, BodyLimit, CatchAll
+from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnIn, bug, one_line, reason
+from cogmem.service.policy import GroupName as GroupPath
 from cogmem.service.tokens import Grant
 
 log = logging.getLogger("cogmem.service")
 PUBLIC = ("/healthz", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc")
-GroupPath = Annotated[str, Field(min_length=1, max_length=200)]
-
-
-class TurnIn(BaseModel):
-    speaker: str = Field(min_length=1, max_length=200, description="who said it")
-    text: str = Field(min_length=1, max_length=100_000, description="what was said, verbatim")
-    time: datetime | None = Field(default=None, description="when (ISO-8601; default: now, UTC)")
-    conversation: str = Field(default="live", min_length=1, max_length=200)
-    wait: bool = Field(
-        default=True,
-        description="false: answer 202 once the turn is queued; it is written behind, in "
-        "order, and this group's searches wait for it",
-    )
-
-
-class SearchIn(BaseModel):
-    query: str = Field(max_length=20_000)
-    k: int = Field(default=10, ge=1, le=100)
-
-
-class ContextIn(BaseModel):
-    query: str = Field(max_length=20_000)
-    budget_tokens: int = Field(default=2000, ge=1, le=100_000)
-
-
-class AskIn(BaseModel):
-    question: str = Field(max_length=20_000)
-    k: int = Field(default=10, ge=1, le=100)
 
 
 class SearchOut(BaseModel):
@@ -96,27 +69,28 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
 
     @api.exception_handler(Unavailable)
     async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=503)
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=503)
 
     @api.exception_handler(Forbidden)
     async def _forbidden(_: Request, exc: Forbidden) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=403)
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=403)
 
     @api.exception_handler(ValueError)  # ConfigError, ReaderError, QuestionError, …
     async def _bad_input(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=400)
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=400)
 
     @api.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()[:10]
         ]
-        return JSONResponse({"detail": "invalid request", "errors": errors}, status_code=422)
+        return JSONResponse({"detail": reason(exc.errors()), "errors": errors}, status_code=422)
 
     @api.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.error("unexpected %s: %s", type(exc).__name__, exc)
-        return JSONResponse({"detail": f"internal error ({type(exc).__name__})"}, 500)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        rid, message = bug(f"{request.method} {request.url.path}", exc)
+        request.scope[LOGGED_KEY] = True  # CatchAll: logged once, with its request id
+        return JSONResponse({"detail": message, "request_id": rid}, 500)
 
     @api.get("/healthz", summary="Is the service up and Neo4j reachable?")
     async def healthz() -> JSONResponse:
@@ -212,9 +186,11 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
         public=PUBLIC,
         check=lambda fn: service.call(fn),
     )
-    return BodyLimit(
-        guarded,
-        limit=service.limits.max_body_bytes,
-        upload_limit=service.limits.max_upload_bytes,
-        upload_suffix="/ingest",
+    return CatchAll(
+        BodyLimit(
+            guarded,
+            limit=service.limits.max_body_bytes,
+            upload_limit=service.limits.max_upload_bytes,
+            upload_suffix="/ingest",
+        )
     )

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from cogmem.config import ConfigError
+from cogmem.service.policy import bug
 from cogmem.service.tokens import Grant, TokenStore, bearer
 
 Scope = MutableMapping[str, Any]
@@ -20,6 +21,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 log = logging.getLogger("cogmem.service")
 GRANT_KEY = "cogmem.grant"
+LOGGED_KEY = "cogmem.logged"  # set once a bug of this request is logged (with its id)
 
 
 class BindRefused(ConfigError):
@@ -50,6 +52,35 @@ async def send_json(send: Send, status: int, body: dict[str, Any]) -> None:
         headers.append((b"www-authenticate", b"Bearer"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
+
+
+class CatchAll:
+    """The outermost guard: an exception no one handled is a server bug, logged once with
+    its traceback and a request id, answered 500 with that id (never the error's text)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            if scope.get(LOGGED_KEY):
+                return
+            rid, message = bug(f"{scope.get('method')} {scope.get('path')}", exc)
+            if not started:
+                await send_json(send, 500, {"detail": message, "request_id": rid})
 
 
 class BodyLimit:
