@@ -32,7 +32,10 @@ HostOpt = Annotated[
 ]
 NoAuthOpt = Annotated[
     bool,
-    typer.Option("--no-auth", help="No tokens: every caller uses --group (loopback only)."),
+    typer.Option(
+        "--no-auth",
+        help="No tokens: every caller gets --group and no other group (loopback only).",
+    ),
 ]
 AllowForgetOpt = Annotated[
     bool, typer.Option("--allow-forget", help="Offer deleting the caller's whole group.")
@@ -123,7 +126,10 @@ def serve(
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
     group: Annotated[
-        str | None, typer.Option("--group", "-g", help="With --no-auth: the group listed.")
+        str | None,
+        typer.Option(
+            "--group", "-g", help="With --no-auth: the one group served (any other is 403)."
+        ),
     ] = None,
     no_auth: NoAuthOpt = False,
     allow_forget: AllowForgetOpt = False,
@@ -140,7 +146,7 @@ def serve(
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     with open_memory(ctx, group) as mem:
         service = _service(mem, workers, timeout, max_body, allow_forget)
-        app = create_app(service, auth=not no_auth, default_group=group)
+        app = create_app(service, auth=not no_auth, default_group=mem.group)
         err.print(f"cogmem HTTP API on http://{host}:{port} (docs at /docs)")
         _uvicorn(app, host, port, workers)
 
@@ -179,7 +185,7 @@ def token_list(ctx: typer.Context, group: GroupOpt = None, as_json: PlainJsonOpt
     with open_memory(ctx, group) as mem:
         grants = TokenStore(mem.store).list(group)
     if as_json:
-        print_json([g.model_dump(mode="json", exclude={"any_group"}) for g in grants])
+        print_json([g.model_dump(mode="json") for g in grants])
         return
     table = Table(title="API tokens")
     for col in ("id", "group", "mode", "name", "created"):

@@ -107,10 +107,7 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
 
     @api.get("/v1/groups", summary="The groups this token may use")
     async def list_groups(request: Request) -> dict[str, list[str]]:
-        grant = _grant(request)
-        if grant.any_group:
-            return {"groups": [default_group] if default_group else []}
-        return {"groups": [grant.group]}
+        return {"groups": [_grant(request).group]}
 
     @api.post("/v1/groups/{group}/turns", summary="Remember one turn", status_code=201)
     async def remember(
@@ -178,7 +175,8 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
         service.authorize(grant, group, write=True)
         return Forgotten(group=group, deleted=await service.call(service.forget, grant, group))
 
-    default = None if auth else Grant(group=default_group or "default", any_group=True)
+    # without auth every caller is this one grant: the server's group, and no other
+    default = None if auth else Grant(group=default_group or "default")
     guarded = BearerAuth(
         api,
         service.tokens if auth else None,

@@ -32,13 +32,11 @@ class Grant(BaseModel):
     name: str | None = None
     created_at: datetime | None = None
 
-    any_group: bool = Field(default=False, description="no auth: a loopback-only server")
-
     def may_write(self) -> bool:
         return not self.read_only
 
     def allows(self, group: str) -> bool:
-        return self.any_group or group == self.group
+        return group == self.group
 
 
 class NewToken(BaseModel):

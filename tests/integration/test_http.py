@@ -200,7 +200,9 @@ def test_neo4j_down_is_503_with_the_reason(neo4j_settings: Settings) -> None:
             "/v1/groups/g/search", json={"query": "x"}, headers=bearer("cgm_" + "z" * 43)
         )
         assert r.status_code == 503 and "not reachable" in r.json()["detail"]
-    no_auth = create_app(Service(Memory(down), Limits(timeout_s=20)), auth=False)
+    no_auth = create_app(
+        Service(Memory(down), Limits(timeout_s=20)), auth=False, default_group="g"
+    )
     with TestClient(no_auth) as client:
         r = client.post("/v1/groups/g/search", json={"query": "x"})
         assert r.status_code == 503 and "not reachable" in r.json()["detail"]
