@@ -46,6 +46,22 @@ WorkersOpt = Annotated[
 TimeoutOpt = Annotated[
     float, typer.Option("--timeout", help="Seconds one call may take before a 503.", min=1)
 ]
+AllowedHostOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-host",
+        help="A Host name this server answers to, besides loopback names and --host "
+        "(repeat it; '*' for any, behind a proxy that checks Host). Others get 421.",
+    ),
+]
+CorsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cors-origin",
+        help="A browser origin (https://app.example) allowed to call and read this "
+        "server (repeat it). Default: none, CORS off; other origins get 403.",
+    ),
+]
 MaxBodyOpt = Annotated[
     int, typer.Option("--max-body", help="Largest JSON request body, bytes (else 413).", min=1024)
 ]
@@ -74,12 +90,16 @@ def _service(mem: Memory, workers: int, timeout: float, max_body: int, forget: b
 def _uvicorn(app: object, host: str, port: int, workers: int) -> None:
     import uvicorn
 
+    from cogmem.service.guards import log_config, redact_root_logs
+
+    redact_root_logs()
     # one process, one event loop; blocking work goes to the bounded pool of `workers`
     uvicorn.run(
         app,  # type: ignore[arg-type]
         host=host,
         port=port,
         log_level="info",
+        log_config=log_config(),
         limit_concurrency=max(64, workers * 8),
         timeout_graceful_shutdown=5,
     )
@@ -100,10 +120,13 @@ def mcp(
     workers: WorkersOpt = 8,
     timeout: TimeoutOpt = 60.0,
     max_body: MaxBodyOpt = 1 << 20,
+    allowed_host: AllowedHostOpt = None,
+    cors_origin: CorsOpt = None,
 ) -> None:
     """An MCP server: stdio for one client and --group (default), or streamable HTTP at
     /mcp where each client's bearer token decides its group."""
     _need_extra()
+    from cogmem.service.guards import allowed_hosts
     from cogmem.service.limits import check_bind
     from cogmem.service.mcp_server import http_app, run_stdio
     from cogmem.service.tokens import Grant
@@ -115,7 +138,10 @@ def mcp(
             run_stdio(service, Grant(group=mem.group, read_only=read_only))
             return
         check_bind(host, auth=not no_auth)
-        app = http_app(service, auth=not no_auth, group=mem.group, host=host)
+        hosts = allowed_hosts(host, allowed_host or ())
+        app = http_app(
+            service, not no_auth, mem.group, host, hosts=hosts, cors_origins=cors_origin or ()
+        )
         err.print(f"cogmem MCP (streamable HTTP) on http://{host}:{port}/mcp")
         _uvicorn(app, host, port, workers)
 
@@ -136,9 +162,12 @@ def serve(
     workers: WorkersOpt = 8,
     timeout: TimeoutOpt = 60.0,
     max_body: MaxBodyOpt = 1 << 20,
+    allowed_host: AllowedHostOpt = None,
+    cors_origin: CorsOpt = None,
 ) -> None:
     """The HTTP API (docs at /docs): remember, search, context, ask, ingest by upload."""
     _need_extra()
+    from cogmem.service.guards import allowed_hosts
     from cogmem.service.http_api import create_app
     from cogmem.service.limits import check_bind
 
@@ -146,7 +175,13 @@ def serve(
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     with open_memory(ctx, group) as mem:
         service = _service(mem, workers, timeout, max_body, allow_forget)
-        app = create_app(service, auth=not no_auth, default_group=mem.group)
+        app = create_app(
+            service,
+            auth=not no_auth,
+            default_group=mem.group,
+            hosts=allowed_hosts(host, allowed_host or ()),
+            cors_origins=cors_origin or (),
+        )
         err.print(f"cogmem HTTP API on http://{host}:{port} (docs at /docs)")
         _uvicorn(app, host, port, workers)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,7 +30,8 @@ from cogmem.service.core import (
     Service,
     Unavailable,
 )
-from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth, BodyLimit, CatchAll
+from cogmem.service.guards import cors, wrap
+from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth
 from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnIn, bug, one_line, reason
 from cogmem.service.policy import GroupName as GroupPath
 from cogmem.service.tokens import Grant
@@ -55,8 +57,16 @@ def _grant(request: Request) -> Grant:
     return grant
 
 
-def create_app(service: Service, auth: bool = True, default_group: str | None = None) -> Any:
-    """The ASGI app: FastAPI routes wrapped in the auth and size guards."""
+def create_app(
+    service: Service,
+    auth: bool = True,
+    default_group: str | None = None,
+    hosts: frozenset[str] | None = None,
+    cors_origins: Sequence[str] = (),
+) -> Any:
+    """The ASGI app: FastAPI routes wrapped in the guards: Host and Origin
+    (``hosts``: :func:`~cogmem.service.guards.allowed_hosts`, loopback names by default;
+    CORS only for ``cors_origins``), size, auth, and the last resort for a bug."""
     api = FastAPI(
         title="cogmem",
         version="1",
@@ -184,11 +194,4 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
         public=PUBLIC,
         check=lambda fn: service.call(fn),
     )
-    return CatchAll(
-        BodyLimit(
-            guarded,
-            limit=service.limits.max_body_bytes,
-            upload_limit=service.limits.max_upload_bytes,
-            upload_suffix="/ingest",
-        )
-    )
+    return wrap(service, cors(guarded, cors_origins), hosts, cors_origins, upload_suffix="/ingest")

@@ -7,7 +7,7 @@ bearer token's. No tool takes a group argument: a model can never name another g
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -25,7 +25,8 @@ from cogmem.service.core import (
     Service,
     Unavailable,
 )
-from cogmem.service.limits import GRANT_KEY, BearerAuth, BodyLimit, CatchAll
+from cogmem.service.guards import allowed_hosts, cors, wrap
+from cogmem.service.limits import GRANT_KEY, BearerAuth
 from cogmem.service.tokens import Grant
 
 T = TypeVar("T")
@@ -209,15 +210,22 @@ def run_stdio(service: Service, grant: Grant) -> None:
     build_server(service, grant).run("stdio")
 
 
-def http_app(service: Service, auth: bool, group: str | None, host: str) -> Any:
-    """The streamable HTTP app at ``/mcp``, behind the bearer-token and size guards."""
+def http_app(
+    service: Service,
+    auth: bool,
+    group: str | None,
+    host: str,
+    hosts: frozenset[str] | None = None,
+    cors_origins: Sequence[str] = (),
+) -> Any:
+    """The streamable HTTP app at ``/mcp``, behind the guards the HTTP API has too (Host
+    and Origin by :mod:`cogmem.service.guards`, size, bearer token)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     fixed = None if auth else Grant(group=group or "default")
     server = build_server(service, fixed)
-    security = None
-    if host in ("0.0.0.0", "::"):  # reachable by any name: tokens guard it, not the Host header
-        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # the Host and Origin rule is HostCheck's, the same as the HTTP API's
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=security, host=host
     )
@@ -227,4 +235,4 @@ def http_app(service: Service, auth: bool, group: str | None, host: str) -> Any:
         default=fixed,
         check=lambda fn: service.call(fn),
     )
-    return CatchAll(BodyLimit(guarded, limit=service.limits.max_body_bytes))
+    return wrap(service, cors(guarded, cors_origins), hosts or allowed_hosts(host), cors_origins)

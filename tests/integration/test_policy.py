@@ -23,6 +23,7 @@ from cogmem.service.tokens import Grant, TokenStore
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
+LOCAL = "http://127.0.0.1"  # the Host the guards allow by default
 
 LIMITS = Limits(max_body_bytes=16 * 1024, timeout_s=60)
 BOUNDS = ("minimum", "maximum", "minLength", "maxLength", "pattern")
@@ -35,7 +36,7 @@ def env(neo4j_settings: Settings, store: Store) -> Iterator[dict[str, Any]]:
     made = {"rw": tokens.create(group), "ro": tokens.create(group, read_only=True)}
     mem = Memory(neo4j_settings)
     service = Service(mem, LIMITS, allow_forget=True)
-    with TestClient(create_app(service)) as client:
+    with TestClient(create_app(service), base_url=LOCAL) as client:
         yield {"client": client, "service": service, "group": group, "tokens": made}
     for t in made.values():
         tokens.revoke(t.grant.token_id or "")
