@@ -44,7 +44,12 @@ WorkersOpt = Annotated[
     int, typer.Option("--workers", help="Threads for blocking calls (the pool's bound).", min=1)
 ]
 TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", help="Seconds one call may take before a 503.", min=1)
+    float,
+    typer.Option(
+        "--timeout",
+        help="Seconds one call may take before a 503 (Neo4j down: 503 within 2 s).",
+        min=1,
+    ),
 ]
 AllowedHostOpt = Annotated[
     list[str] | None,
@@ -60,6 +65,23 @@ CorsOpt = Annotated[
         "--cors-origin",
         help="A browser origin (https://app.example) allowed to call and read this "
         "server (repeat it). Default: none, CORS off; other origins get 403.",
+    ),
+]
+ReadTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--read-timeout",
+        help="Seconds a client may take to send its request headers, and each part of "
+        "its body (then the connection is closed, or 408).",
+        min=0.5,
+    ),
+]
+MaxConnectionsOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-connections",
+        help="Open connections and requests in flight, at most (past it: 503).",
+        min=1,
     ),
 ]
 MaxBodyOpt = Annotated[
@@ -80,29 +102,22 @@ def _need_extra() -> None:
         ) from None
 
 
-def _service(mem: Memory, workers: int, timeout: float, max_body: int, forget: bool) -> Service:
+def _service(
+    mem: Memory, workers: int, timeout: float, max_body: int, forget: bool, read_timeout: float
+) -> Service:
     from cogmem.service.core import Limits, Service
 
-    limits = Limits(workers=workers, timeout_s=timeout, max_body_bytes=max_body)
+    limits = Limits(
+        workers=workers, timeout_s=timeout, max_body_bytes=max_body, read_timeout_s=read_timeout
+    )
     return Service(mem, limits, allow_forget=forget)
 
 
-def _uvicorn(app: object, host: str, port: int, workers: int) -> None:
-    import uvicorn
+def _run(app: object, host: str, port: int, bounds: tuple[float, int]) -> None:
+    from cogmem.service.http_server import run
 
-    from cogmem.service.guards import log_config, redact_root_logs
-
-    redact_root_logs()
-    # one process, one event loop; blocking work goes to the bounded pool of `workers`
-    uvicorn.run(
-        app,  # type: ignore[arg-type]
-        host=host,
-        port=port,
-        log_level="info",
-        log_config=log_config(),
-        limit_concurrency=max(64, workers * 8),
-        timeout_graceful_shutdown=5,
-    )
+    read_timeout, max_connections = bounds
+    run(app, host, port, max_connections=max_connections, header_timeout_s=read_timeout)
 
 
 @friendly
@@ -122,6 +137,8 @@ def mcp(
     max_body: MaxBodyOpt = 1 << 20,
     allowed_host: AllowedHostOpt = None,
     cors_origin: CorsOpt = None,
+    read_timeout: ReadTimeoutOpt = 10.0,
+    max_connections: MaxConnectionsOpt = 64,
 ) -> None:
     """An MCP server: stdio for one client and --group (default), or streamable HTTP at
     /mcp where each client's bearer token decides its group."""
@@ -133,7 +150,7 @@ def mcp(
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     with open_memory(ctx, group) as mem:
-        service = _service(mem, workers, timeout, max_body, allow_forget)
+        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout)
         if not http:
             run_stdio(service, Grant(group=mem.group, read_only=read_only))
             return
@@ -143,7 +160,7 @@ def mcp(
             service, not no_auth, mem.group, host, hosts=hosts, cors_origins=cors_origin or ()
         )
         err.print(f"cogmem MCP (streamable HTTP) on http://{host}:{port}/mcp")
-        _uvicorn(app, host, port, workers)
+        _run(app, host, port, (read_timeout, max_connections))
 
 
 @friendly
@@ -164,17 +181,21 @@ def serve(
     max_body: MaxBodyOpt = 1 << 20,
     allowed_host: AllowedHostOpt = None,
     cors_origin: CorsOpt = None,
+    read_timeout: ReadTimeoutOpt = 10.0,
+    max_connections: MaxConnectionsOpt = 64,
 ) -> None:
     """The HTTP API (docs at /docs): remember, search, context, ask, ingest by upload."""
     _need_extra()
     from cogmem.service.guards import allowed_hosts
     from cogmem.service.http_api import create_app
+    from cogmem.service.http_server import check_port
     from cogmem.service.limits import check_bind
 
     check_bind(host, auth=not no_auth)
+    check_port(host, port)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     with open_memory(ctx, group) as mem:
-        service = _service(mem, workers, timeout, max_body, allow_forget)
+        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout)
         app = create_app(
             service,
             auth=not no_auth,
@@ -183,7 +204,7 @@ def serve(
             cors_origins=cors_origin or (),
         )
         err.print(f"cogmem HTTP API on http://{host}:{port} (docs at /docs)")
-        _uvicorn(app, host, port, workers)
+        _run(app, host, port, (read_timeout, max_connections))
 
 
 @token_app.command("create")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,13 +32,22 @@ T = TypeVar("T")
 
 
 class Limits(BaseModel):
-    """How much one process takes on."""
+    """How much one process takes on, and how long it waits."""
 
     workers: int = Field(default=8, ge=1, le=256, description="threads for blocking calls")
     timeout_s: float = Field(default=60.0, gt=0, description="longest wait for one call")
     max_body_bytes: int = Field(default=1 << 20, ge=1024, description="JSON request bodies")
     max_upload_bytes: int = Field(default=32 << 20, ge=1024, description="ingest uploads")
-    health_timeout_s: float = Field(default=5.0, gt=0)
+    health_timeout_s: float = Field(default=2.0, gt=0)
+    probe_timeout_s: float = Field(
+        default=2.0, gt=0, description="the reachability check before a call (then 503)"
+    )
+    probe_every_s: float = Field(
+        default=1.0, ge=0, description="a call this long after the last answer checks first"
+    )
+    read_timeout_s: float = Field(
+        default=10.0, gt=0, description="longest wait for each part of a request (then 408)"
+    )
 
 
 class Unavailable(RuntimeError):
@@ -117,6 +127,8 @@ class Service:
         self.allow_forget = allow_forget
         self.tokens = TokenStore(memory.store)
         self._limiter: anyio.CapacityLimiter | None = None
+        self._probes: anyio.CapacityLimiter | None = None
+        self._answered = 0.0  # monotonic time of Neo4j's last answer
         self._groups: dict[str, Memory] = {}
         self._lock = threading.Lock()
 
@@ -135,11 +147,16 @@ class Service:
             return mem
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a blocking call on the bounded pool; Neo4j trouble → :class:`Unavailable`."""
+        """Run a blocking call on the bounded pool; Neo4j trouble → :class:`Unavailable`.
+
+        Unless Neo4j answered within ``probe_every_s``, a one-round-trip check (not
+        retried, at most ``probe_timeout_s``) comes first: a Neo4j that is down costs a
+        request that long, never the driver's retry window."""
+        await self.reachable()
         timeout = self.limits.timeout_s
         try:
             with anyio.fail_after(timeout):
-                return await anyio.to_thread.run_sync(
+                done = await anyio.to_thread.run_sync(
                     functools.partial(fn, *args, **kwargs),
                     limiter=self.limiter(),
                     abandon_on_cancel=True,
@@ -147,9 +164,36 @@ class Service:
         except TimeoutError:
             raise Unavailable(f"no answer within {timeout:.0f} s (Neo4j slow or busy)") from None
         except Unreachable as exc:
+            self._answered = 0.0
             raise Unavailable(str(exc)) from None
         except StoreError as exc:
             raise Unavailable(f"Neo4j error: {exc}") from None
+        self._answered = time.monotonic()
+        return done
+
+    async def reachable(self) -> None:
+        """:class:`Unavailable` within ``probe_timeout_s`` unless Neo4j answers (skipped
+        when it answered in the last ``probe_every_s``)."""
+        if time.monotonic() - self._answered < self.limits.probe_every_s:
+            return
+        if self._probes is None:  # its own few threads: a stuck probe never takes a worker
+            self._probes = anyio.CapacityLimiter(4)
+        timeout = self.limits.probe_timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                await anyio.to_thread.run_sync(
+                    self.memory.store.glance,
+                    "meta/ping",
+                    limiter=self._probes,
+                    abandon_on_cancel=True,
+                )
+        except TimeoutError:
+            raise Unavailable(f"Neo4j did not answer within {timeout:g} s") from None
+        except Unreachable as exc:
+            raise Unavailable(str(exc)) from None
+        except StoreError as exc:
+            raise Unavailable(f"Neo4j error: {exc}") from None
+        self._answered = time.monotonic()
 
     def authorize(self, grant: Grant, group: str, write: bool = False) -> Memory:
         if not grant.allows(group):

@@ -111,7 +111,7 @@ def create_app(
             with anyio.fail_after(with_timeout):
                 body = await service.call(service.health)
         except (Unavailable, TimeoutError) as exc:
-            reason = str(exc) or f"no answer within {service.limits.health_timeout_s:.0f} s"
+            reason = one_line(str(exc)) or f"no answer within {with_timeout:g} s"
             return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
         return JSONResponse(body)
 

@@ -192,7 +192,8 @@ class BearerAuth:
             else:
                 grant = tokens.verify(secret)
         except Exception as exc:  # Unavailable, StoreError: the reason, never the token
-            await send_json(send, 503, {"detail": f"cannot check the token: {exc}"})
+            reason = " ".join(f"cannot check the token: {exc}".split())
+            await send_json(send, 503, {"detail": reason})
             return
         if grant is None:
             await send_json(send, 401, {"detail": "unknown or revoked token"})
