@@ -105,12 +105,21 @@ def _need_extra() -> None:
 def _service(
     mem: Memory, workers: int, timeout: float, max_body: int, forget: bool, read_timeout: float
 ) -> Service:
+    from cogmem.api import StoreError
     from cogmem.service.core import Limits, Service
 
     limits = Limits(
         workers=workers, timeout_s=timeout, max_body_bytes=max_body, read_timeout_s=read_timeout
     )
-    return Service(mem, limits, allow_forget=forget)
+    service = Service(mem, limits, allow_forget=forget)
+    try:  # the turns a stopped server had answered 202 and not written yet
+        service.resume_pending()
+    except StoreError as exc:
+        err.print(
+            "[yellow]warning:[/] stored live turns not resumed (restart once Neo4j is up): "
+            + escape(str(exc))
+        )
+    return service
 
 
 def _run(app: object, host: str, port: int, bounds: tuple[float, int]) -> None:
@@ -219,6 +228,7 @@ def token_create(
     """Create a token for one group; the secret is printed once and never stored."""
     from cogmem.service.tokens import TokenStore
 
+    group = group.strip()  # "  alice  " is group "alice", as the servers see it
     with open_memory(ctx, group) as mem:
         created = TokenStore(mem.store).create(group, read_only=read_only, name=name)
     if as_json:
@@ -263,7 +273,7 @@ def token_revoke(
     ctx: typer.Context,
     token_id: Annotated[str, typer.Argument(help="The token's id (from `token list`).")],
 ) -> None:
-    """Revoke a token by its id (running servers stop accepting it within seconds)."""
+    """Revoke a token by its id (running servers stop accepting it within 1 s)."""
     from cogmem.service.tokens import TokenStore
 
     with open_memory(ctx) as mem:

@@ -92,8 +92,9 @@ class Remembered(BaseModel):
     group: str
     conversation: str
     turns: int
-    records: dict[str, int]  # by type; empty for a queued turn (not extracted yet)
-    queued: bool = False  # answered once queued: written behind, in order (Memory.queue_turn)
+    records: dict[str, int]  # stored, by type; empty for a queued turn (not extracted yet)
+    queued: bool = False  # answered once stored: written behind, in order (Memory.queue_turn)
+    turn_id: str | None = None  # the client's id for the turn, when it gave one
 
 
 class ContextOut(BaseModel):
@@ -114,7 +115,8 @@ class IngestOut(BaseModel):
     format: str | None
     conversations: int
     turns: int
-    records: dict[str, int]
+    records: dict[str, int]  # the distinct nodes stored, by type
+    extracted: dict[str, int]  # the records extracted (a person named twice counts 2)
     skipped_turns: int
 
 
@@ -216,20 +218,52 @@ class Service:
         time: datetime | None = None,
         conversation: str = "live",
         wait: bool = True,
+        turn_id: str | None = None,
     ) -> Remembered:
-        """``wait=False``: queue the turn (:meth:`~cogmem.api.Memory.queue_turn`) and answer
-        at once; this group's later searches wait for it, a failed write is logged."""
+        """``wait=False``: store the raw turn, queue its write
+        (:meth:`~cogmem.api.Memory.queue_turn`, durable) and answer; this group's later
+        searches wait for it, a failed write is logged, a restart writes what was left.
+        ``turn_id``: the client's id; a turn sent again with it changes nothing and is
+        answered as the first time (its records read back from the graph)."""
         mem = self.authorize(grant, group, write=True)
         at = time if time is None or time.tzinfo else time.replace(tzinfo=UTC)
         if not wait:
-            mem.queue_turn(speaker=speaker, text=text, at=at, conversation=conversation)
-            return Remembered(
-                group=mem.group, conversation=conversation, turns=1, records={}, queued=True
+            mem.queue_turn(
+                speaker=speaker,
+                text=text,
+                at=at,
+                conversation=conversation,
+                source_id=turn_id,
+                durable=True,
             )
-        summary = mem.add_turn(speaker=speaker, text=text, at=at, conversation=conversation)
-        return Remembered(
-            group=mem.group, conversation=conversation, turns=summary.turns, records=summary.records
+            return Remembered(
+                group=mem.group,
+                conversation=conversation,
+                turns=1,
+                records={},
+                queued=True,
+                turn_id=turn_id,
+            )
+        summary = mem.add_turn(
+            speaker=speaker, text=text, at=at, conversation=conversation, source_id=turn_id
         )
+        stored = mem.turn_records(summary.turn_ids[0]) if summary.turn_ids else None
+        return Remembered(
+            group=mem.group,
+            conversation=conversation,
+            turns=summary.turns,
+            records=stored if stored is not None else summary.nodes,
+            turn_id=turn_id,
+        )
+
+    def resume_pending(self) -> int:
+        """Queue the live turns a stopped server had stored and not written (all groups);
+        returns how many. Run before serving, so they keep their place in line."""
+        groups = [str(r["group"]) for r in self.memory.store.read("live/pending_groups")]
+        resumed = sum(self.for_group(g).resume_pending() for g in groups)
+        if resumed:
+            log.info("resumed %d stored live turns of %d groups", resumed, len(groups))
+        return resumed
 
     def search(self, grant: Grant, group: str, query: str, k: int = 10) -> list[EvidenceOut]:
         mem = self.authorize(grant, group)
@@ -264,7 +298,8 @@ class Service:
             format=s.format,
             conversations=s.conversations,
             turns=s.turns,
-            records=s.records,
+            records=s.nodes,
+            extracted=s.records,
             skipped_turns=s.skipped_turns,
         )
 
@@ -272,6 +307,6 @@ class Service:
         if not self.allow_forget:
             raise Forbidden("forgetting a group is off (start the server with --allow-forget)")
         mem = self.authorize(grant, group, write=True)
-        deleted = mem.forget()
+        deleted = mem.forget()  # its stored, unwritten live turns too
         log.info("forgot group %s (%d nodes)", mem.group, deleted)
         return deleted

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Form, HTTPException, Request, Response, UploadFile
+from fastapi import FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel
 
 from cogmem.ingest import ReaderError
@@ -30,14 +30,15 @@ from cogmem.service.core import (
     Service,
     Unavailable,
 )
+from cogmem.service.docs_page import render as render_docs
 from cogmem.service.guards import cors, wrap
 from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth
-from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnIn, bug, one_line, reason
+from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnId, TurnIn, bug, one_line, reason
 from cogmem.service.policy import GroupName as GroupPath
 from cogmem.service.tokens import Grant
 
 log = logging.getLogger("cogmem.service")
-PUBLIC = ("/healthz", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc")
+PUBLIC = ("/healthz", "/docs", "/openapi.json")
 
 
 class SearchOut(BaseModel):
@@ -75,7 +76,13 @@ def create_app(
             "/v1 needs `Authorization: Bearer <token>` (`cogmem token create --group G`); "
             "a token reaches its own group only."
         ),
+        docs_url=None,  # Swagger UI's assets come from a CDN: /docs is a local page instead
+        redoc_url=None,
     )
+
+    @api.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(render_docs(api.openapi()))
 
     @api.exception_handler(Unavailable)
     async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
@@ -121,10 +128,19 @@ def create_app(
 
     @api.post("/v1/groups/{group}/turns", summary="Remember one turn", status_code=201)
     async def remember(
-        group: GroupPath, body: TurnIn, request: Request, response: Response
+        group: GroupPath,
+        body: TurnIn,
+        request: Request,
+        response: Response,
+        idempotency_key: Annotated[
+            TurnId,
+            Header(description="the turn's id, as the body's `id` (either, or both alike)"),
+        ] = None,
     ) -> Remembered:
         grant = _grant(request)
         service.authorize(grant, group, write=True)
+        if body.id and idempotency_key and body.id != idempotency_key:
+            raise ValueError("the body's id and the Idempotency-Key header differ")
         done = await service.call(
             service.remember,
             grant,
@@ -134,6 +150,7 @@ def create_app(
             body.time,
             body.conversation,
             body.wait,
+            body.id or idempotency_key,
         )
         if done.queued:
             response.status_code = 202

@@ -108,12 +108,13 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         description=(
             "Remember one conversation turn verbatim: who said it, what was said, when "
             "(ISO-8601, default now) and in which conversation (default 'live'). Records "
-            "(events, facts, opinions, decisions, todos) are extracted from it."
+            "(events, facts, opinions, decisions, todos) are extracted from it. Give it "
+            "an id to make a retry safe: the same id again changes nothing."
         ),
         annotations=ToolAnnotations(
             read_only_hint=False,
             destructive_hint=False,
-            idempotent_hint=False,
+            idempotent_hint=False,  # only with an id: a turn without one is a new turn
             open_world_hint=False,
         ),
     )
@@ -123,12 +124,13 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         time: policy.When = None,
         conversation: policy.Conversation = "live",
         wait: policy.Wait = True,
+        id: policy.TurnId = None,
         ctx: Context | None = None,
     ) -> Remembered:
         g = _grant(ctx, grant)
         return await guarded(
             "remember",
-            service.call(service.remember, g, g.group, speaker, text, time, conversation, wait),
+            service.call(service.remember, g, g.group, speaker, text, time, conversation, wait, id),
         )
 
     @server.tool(

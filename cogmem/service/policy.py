@@ -71,7 +71,6 @@ Wait = Annotated[
 TurnId = Annotated[
     str | None,
     Field(
-        default=None,
         min_length=1,
         max_length=MAX_TURN_ID,
         pattern=r"^[\x21-\x7e]+$",

@@ -68,18 +68,22 @@ def _grant(row: dict[str, object]) -> Grant:
 class TokenStore:
     """Create, verify, list and revoke tokens in the store's database.
 
-    ``verify`` caches a verified token's grant for ``cache_s`` seconds (a revoked token
-    stops working after at most that long in a running server; misses are not cached).
+    ``verify`` caches a verified token's grant for ``cache_s`` seconds: a token revoked
+    from another process (``cogmem token revoke``) stops working in a running server
+    within that long, 1 s by default (a revoke through this store: at once; misses are
+    not cached).
     """
 
-    def __init__(self, store: Store, cache_s: float = 5.0) -> None:
+    def __init__(self, store: Store, cache_s: float = 1.0) -> None:
         self.store = store
         self.cache_s = cache_s
         self._cache: dict[str, tuple[float, Grant]] = {}
         self._lock = threading.Lock()
 
     def create(self, group: str, read_only: bool = False, name: str | None = None) -> NewToken:
-        if not group.strip():
+        """A token for ``group`` (its blanks stripped: "  alice  " is group "alice")."""
+        group = group.strip()
+        if not group:
             raise ValueError("a token needs a group")
         secret = PREFIX + secrets.token_urlsafe(32)
         hexdigest = digest(secret)

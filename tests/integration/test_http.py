@@ -140,6 +140,7 @@ def test_a_turn_posted_without_waiting_is_202_and_the_next_search_reads_it(
             "turns": 1,
             "records": {},
             "queued": True,
+            "turn_id": None,
         }
         query = {"query": "What is the kayak called?", "k": 3}
         found = client.post(f"/v1/groups/{group}/search", json=query, headers=bearer(made.secret))
