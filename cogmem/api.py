@@ -22,10 +22,10 @@ from cogmem.consolidate import consolidate as run_consolidation
 from cogmem.embed import Embedder
 from cogmem.extract import Extractor
 from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
-from cogmem.ingest.ids import conversation_id
+from cogmem.ingest.ids import conversation_id, turn_id
 from cogmem.ingest.ingestor import KnownVectors, embed_ahead
 from cogmem.ingest.rows import speaker_text
-from cogmem.live import live_turn
+from cogmem.live import live_turn, pending_turns, store_pending
 from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
 from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
@@ -278,7 +278,9 @@ class Memory:
         """Append one turn of a live chat to ``conversation`` (created on first use) and
         return once it is written. :meth:`queue_turn` returns at once instead.
 
-        ``at``: when it was said (default: now); a naive datetime is taken as UTC."""
+        ``at``: when it was said (default: now); a naive datetime is taken as UTC.
+        ``source_id``: the caller's id for the turn (default ``T<index>``); a turn added
+        again with the same id changes nothing, and its summary is read back."""
         turn = live_turn(speaker, text, at, conversation, session)
         self.clients.live.settle(self.group)  # after the turns queued before it
         return self._append(turn, source_id)
@@ -291,6 +293,7 @@ class Memory:
         conversation: str = "live",
         session: str | None = None,
         source_id: str | None = None,
+        durable: bool = False,
     ) -> Future[IngestSummary]:
         """Append one turn of a live chat without waiting for its write: the turn is
         checked and time-stamped (``at`` default: now) here, written by a background
@@ -298,31 +301,83 @@ class Memory:
 
         A search of this group through these clients waits for the turns queued before it;
         :meth:`flush` waits for all and raises :class:`~cogmem.live.LiveWriteError` if a
-        write failed; ``close()`` writes what is queued (see :mod:`cogmem.live`)."""
+        write failed; ``close()`` writes what is queued (see :mod:`cogmem.live`).
+
+        ``durable``: return only once the raw turn is stored (an outbox entry its write
+        deletes; :meth:`resume_pending` writes what a crash left). With ``source_id``, a
+        turn written or queued already is not queued again (a done future)."""
         turn = live_turn(speaker, text, at, conversation, session)
+        pending: str | None = None
+        if durable:
+            self.ensure_schema()
+            tid = turn_id(self.group, turn.conversation, source_id) if source_id else None
+            found = store_pending(self.store, self.group, turn, source_id, tid)
+            if found.written or found.queued:
+                done: Future[IngestSummary] = Future()
+                done.set_result(IngestSummary(group=self.group, turns=1, turn_ids=[tid or ""]))
+                return done
+            pending = found.key
+        return self._submit(turn, source_id, pending)
+
+    def _submit(
+        self, turn: Turn, source_id: str | None, pending: str | None
+    ) -> Future[IngestSummary]:
         label = f"of {turn.speaker!r} in {turn.conversation!r} at {turn.at}"
-        return self.clients.live.submit(self.group, label, lambda: self._append(turn, source_id))
+        return self.clients.live.submit(
+            self.group, label, lambda: self._append(turn, source_id, pending)
+        )
+
+    def resume_pending(self) -> int:
+        """Queue this group's live turns that were stored (``durable``) and not written
+        (a process that stopped first), in the order they came; returns how many."""
+        found = pending_turns(self.store, self.group)
+        for key, turn, source_id in found:
+            self._submit(turn, source_id, key)
+        return len(found)
+
+    def turn_records(self, turn_node_id: str) -> dict[str, int] | None:
+        """The records a stored turn evidences, by type; None when no such turn."""
+        rows = self.store.read("live/turn_records", turn_id=turn_node_id)
+        return dict(Counter(rows[0]["types"])) if rows else None
 
     def flush(self) -> None:
         """Wait until every queued live turn (:meth:`queue_turn`) is written; raises
         :class:`~cogmem.live.LiveWriteError` for a write that failed since the last flush."""
         self.clients.live.flush()
 
-    def _append(self, draft: Turn, source_id: str | None) -> IngestSummary:
+    def _append(
+        self, draft: Turn, source_id: str | None, pending: str | None = None
+    ) -> IngestSummary:
         """Write one live turn after its conversation's last: ``draft`` (from
         :func:`~cogmem.live.live_turn`) gets its index here, and ``source_id`` or
-        ``T<index>``. One append at a time per conversation in this process."""
+        ``T<index>``. One append at a time per conversation in this process. A turn
+        whose ``source_id`` is written already is left as it is; ``pending``: its outbox
+        entry, deleted in the turn's transaction."""
         self.ensure_schema()
         # the turn's vector depends only on its text: computed while the conversation is
         # read and the turn's records are extracted
         turn_text = speaker_text(draft.speaker, draft.text)
         ahead = {turn_text: embed_ahead(self.embedder, turn_text, draft.speaker)}
         with self.clients.live.appending(self.group, draft.conversation):
-            return self._append_after_tail(draft, source_id, ahead)
+            return self._append_after_tail(draft, source_id, ahead, pending)
 
     def _append_after_tail(
-        self, draft: Turn, source_id: str | None, ahead: dict[str, Future[Any]]
+        self,
+        draft: Turn,
+        source_id: str | None,
+        ahead: dict[str, Future[Any]],
+        pending: str | None = None,
     ) -> IngestSummary:
+        then = [("live/drop_pending", {"key": pending})] if pending else []
+        if source_id:  # sent before? then it stays as it is
+            tid = turn_id(self.group, draft.conversation, source_id)
+            stored = self.turn_records(tid)
+            if stored is not None:
+                if then:
+                    self.store.write_many(then)
+                return IngestSummary(
+                    group=self.group, turns=1, conversations=1, nodes=stored, turn_ids=[tid]
+                )
         (live,) = self.store.glance(
             "ingest/live_context",
             group_id=self.group,
@@ -350,6 +405,7 @@ class Memory:
             live["persons"],
             conversation_stored=unchanged,
             ahead=ahead,
+            then=then,
         )
 
     # -- retrieval -------------------------------------------------------------------
@@ -558,6 +614,7 @@ class Memory:
         total = 0
         self.clients.live.settle(self.group)  # no queued turn written after the delete
         self._known_vectors.clear()
+        self.store.write("live/drop_pending_group", group=self.group)
         while True:
             deleted = self.store.write("admin/forget_group", group=self.group, batch=batch)
             n = int(deleted[0]["deleted"]) if deleted else 0

@@ -12,7 +12,10 @@ reads what was queued before it. Other processes see a turn once it is written.
 
 Durability: a queued turn is in this process's memory until its write commits. ``close()``
 and the end of the interpreter wait for the queue; a crash loses what was queued and not
-yet written (:meth:`~cogmem.api.Memory.turns` shows which were written: send the rest again).
+yet written (:meth:`~cogmem.api.Memory.turns` shows which were written: send the rest again)
+— unless it was queued with ``durable=True``: then its raw turn is stored first, in an
+outbox entry (:func:`store_pending`) that the turn's own write deletes in its transaction,
+and :meth:`~cogmem.api.Memory.resume_pending` (a server at start) writes what a crash left.
 
 Failures: a write that fails (the server gone past the driver's retries) fails that turn's
 future; :meth:`LiveQueue.flush` raises :class:`LiveWriteError` for the first failure since
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
@@ -30,6 +35,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from cogmem.models import Turn
+from cogmem.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +71,47 @@ def live_turn(
         text=text,
         at=at or datetime.now(UTC),
     )
+
+
+class Pending:
+    """What :func:`store_pending` found: the turn written already, or queued already (a
+    turn sent again with its id), else its new outbox entry ``key``."""
+
+    def __init__(self, key: str, written: bool, queued: bool) -> None:
+        self.key, self.written, self.queued = key, written, queued
+
+
+def store_pending(
+    store: Store, group: str, turn: Turn, source_id: str | None, tid: str | None
+) -> Pending:
+    """Store the raw turn in its outbox entry (one small write) unless the turn ``tid``
+    (its node id, from the client's ``source_id``) is written or queued already."""
+    key = f"pending:{group}:{tid or uuid.uuid4().hex}"
+    (row,) = store.write(
+        "live/store_pending",
+        key=key,
+        turn_id=tid,
+        group=group,
+        conversation=turn.conversation,
+        session=turn.session,
+        speaker=turn.speaker,
+        text=turn.text,
+        at=turn.at,
+        source_id=source_id,
+        queued_ns=time.time_ns(),
+    )
+    return Pending(key, bool(row["written"]), bool(row["pending"]))
+
+
+def pending_turns(store: Store, group: str) -> list[tuple[str, Turn, str | None]]:
+    """The outbox entries of ``group``, oldest first: (key, the turn, its client id)."""
+    found = []
+    for row in store.read("live/pending_turns", group=group):
+        turn = live_turn(
+            row["speaker"], row["text"], row["at"], row["conversation"], row["session"]
+        )
+        found.append((str(row["key"]), turn, row["source_id"]))
+    return found
 
 
 class LiveWriteError(RuntimeError):
@@ -171,4 +218,12 @@ class LiveQueue:
             executor.shutdown(wait=True)
 
 
-__all__ = ["MAX_QUEUED", "LiveQueue", "LiveWriteError", "live_turn"]
+__all__ = [
+    "MAX_QUEUED",
+    "LiveQueue",
+    "LiveWriteError",
+    "Pending",
+    "live_turn",
+    "pending_turns",
+    "store_pending",
+]

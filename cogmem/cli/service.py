@@ -32,7 +32,10 @@ HostOpt = Annotated[
 ]
 NoAuthOpt = Annotated[
     bool,
-    typer.Option("--no-auth", help="No tokens: every caller uses --group (loopback only)."),
+    typer.Option(
+        "--no-auth",
+        help="No tokens: every caller gets --group and no other group (loopback only).",
+    ),
 ]
 AllowForgetOpt = Annotated[
     bool, typer.Option("--allow-forget", help="Offer deleting the caller's whole group.")
@@ -41,7 +44,45 @@ WorkersOpt = Annotated[
     int, typer.Option("--workers", help="Threads for blocking calls (the pool's bound).", min=1)
 ]
 TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", help="Seconds one call may take before a 503.", min=1)
+    float,
+    typer.Option(
+        "--timeout",
+        help="Seconds one call may take before a 503 (Neo4j down: 503 within 2 s).",
+        min=1,
+    ),
+]
+AllowedHostOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-host",
+        help="A Host name this server answers to, besides loopback names and --host "
+        "(repeat it; '*' for any, behind a proxy that checks Host). Others get 421.",
+    ),
+]
+CorsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cors-origin",
+        help="A browser origin (https://app.example) allowed to call and read this "
+        "server (repeat it). Default: none, CORS off; other origins get 403.",
+    ),
+]
+ReadTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--read-timeout",
+        help="Seconds a client may take to send its request headers, and each part of "
+        "its body (then the connection is closed, or 408).",
+        min=0.5,
+    ),
+]
+MaxConnectionsOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-connections",
+        help="Open connections and requests in flight, at most (past it: 503).",
+        min=1,
+    ),
 ]
 MaxBodyOpt = Annotated[
     int, typer.Option("--max-body", help="Largest JSON request body, bytes (else 413).", min=1024)
@@ -61,25 +102,31 @@ def _need_extra() -> None:
         ) from None
 
 
-def _service(mem: Memory, workers: int, timeout: float, max_body: int, forget: bool) -> Service:
+def _service(
+    mem: Memory, workers: int, timeout: float, max_body: int, forget: bool, read_timeout: float
+) -> Service:
+    from cogmem.api import StoreError
     from cogmem.service.core import Limits, Service
 
-    limits = Limits(workers=workers, timeout_s=timeout, max_body_bytes=max_body)
-    return Service(mem, limits, allow_forget=forget)
-
-
-def _uvicorn(app: object, host: str, port: int, workers: int) -> None:
-    import uvicorn
-
-    # one process, one event loop; blocking work goes to the bounded pool of `workers`
-    uvicorn.run(
-        app,  # type: ignore[arg-type]
-        host=host,
-        port=port,
-        log_level="info",
-        limit_concurrency=max(64, workers * 8),
-        timeout_graceful_shutdown=5,
+    limits = Limits(
+        workers=workers, timeout_s=timeout, max_body_bytes=max_body, read_timeout_s=read_timeout
     )
+    service = Service(mem, limits, allow_forget=forget)
+    try:  # the turns a stopped server had answered 202 and not written yet
+        service.resume_pending()
+    except StoreError as exc:
+        err.print(
+            "[yellow]warning:[/] stored live turns not resumed (restart once Neo4j is up): "
+            + escape(str(exc))
+        )
+    return service
+
+
+def _run(app: object, host: str, port: int, bounds: tuple[float, int]) -> None:
+    from cogmem.service.http_server import run
+
+    read_timeout, max_connections = bounds
+    run(app, host, port, max_connections=max_connections, header_timeout_s=read_timeout)
 
 
 @friendly
@@ -97,24 +144,32 @@ def mcp(
     workers: WorkersOpt = 8,
     timeout: TimeoutOpt = 60.0,
     max_body: MaxBodyOpt = 1 << 20,
+    allowed_host: AllowedHostOpt = None,
+    cors_origin: CorsOpt = None,
+    read_timeout: ReadTimeoutOpt = 10.0,
+    max_connections: MaxConnectionsOpt = 64,
 ) -> None:
     """An MCP server: stdio for one client and --group (default), or streamable HTTP at
     /mcp where each client's bearer token decides its group."""
     _need_extra()
+    from cogmem.service.guards import allowed_hosts
     from cogmem.service.limits import check_bind
     from cogmem.service.mcp_server import http_app, run_stdio
     from cogmem.service.tokens import Grant
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     with open_memory(ctx, group) as mem:
-        service = _service(mem, workers, timeout, max_body, allow_forget)
+        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout)
         if not http:
             run_stdio(service, Grant(group=mem.group, read_only=read_only))
             return
         check_bind(host, auth=not no_auth)
-        app = http_app(service, auth=not no_auth, group=mem.group, host=host)
+        hosts = allowed_hosts(host, allowed_host or ())
+        app = http_app(
+            service, not no_auth, mem.group, host, hosts=hosts, cors_origins=cors_origin or ()
+        )
         err.print(f"cogmem MCP (streamable HTTP) on http://{host}:{port}/mcp")
-        _uvicorn(app, host, port, workers)
+        _run(app, host, port, (read_timeout, max_connections))
 
 
 @friendly
@@ -123,26 +178,42 @@ def serve(
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
     group: Annotated[
-        str | None, typer.Option("--group", "-g", help="With --no-auth: the group listed.")
+        str | None,
+        typer.Option(
+            "--group", "-g", help="With --no-auth: the one group served (any other is 403)."
+        ),
     ] = None,
     no_auth: NoAuthOpt = False,
     allow_forget: AllowForgetOpt = False,
     workers: WorkersOpt = 8,
     timeout: TimeoutOpt = 60.0,
     max_body: MaxBodyOpt = 1 << 20,
+    allowed_host: AllowedHostOpt = None,
+    cors_origin: CorsOpt = None,
+    read_timeout: ReadTimeoutOpt = 10.0,
+    max_connections: MaxConnectionsOpt = 64,
 ) -> None:
     """The HTTP API (docs at /docs): remember, search, context, ask, ingest by upload."""
     _need_extra()
+    from cogmem.service.guards import allowed_hosts
     from cogmem.service.http_api import create_app
+    from cogmem.service.http_server import check_port
     from cogmem.service.limits import check_bind
 
     check_bind(host, auth=not no_auth)
+    check_port(host, port)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     with open_memory(ctx, group) as mem:
-        service = _service(mem, workers, timeout, max_body, allow_forget)
-        app = create_app(service, auth=not no_auth, default_group=group)
+        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout)
+        app = create_app(
+            service,
+            auth=not no_auth,
+            default_group=mem.group,
+            hosts=allowed_hosts(host, allowed_host or ()),
+            cors_origins=cors_origin or (),
+        )
         err.print(f"cogmem HTTP API on http://{host}:{port} (docs at /docs)")
-        _uvicorn(app, host, port, workers)
+        _run(app, host, port, (read_timeout, max_connections))
 
 
 @token_app.command("create")
@@ -157,6 +228,7 @@ def token_create(
     """Create a token for one group; the secret is printed once and never stored."""
     from cogmem.service.tokens import TokenStore
 
+    group = group.strip()  # "  alice  " is group "alice", as the servers see it
     with open_memory(ctx, group) as mem:
         created = TokenStore(mem.store).create(group, read_only=read_only, name=name)
     if as_json:
@@ -179,7 +251,7 @@ def token_list(ctx: typer.Context, group: GroupOpt = None, as_json: PlainJsonOpt
     with open_memory(ctx, group) as mem:
         grants = TokenStore(mem.store).list(group)
     if as_json:
-        print_json([g.model_dump(mode="json", exclude={"any_group"}) for g in grants])
+        print_json([g.model_dump(mode="json") for g in grants])
         return
     table = Table(title="API tokens")
     for col in ("id", "group", "mode", "name", "created"):
@@ -201,7 +273,7 @@ def token_revoke(
     ctx: typer.Context,
     token_id: Annotated[str, typer.Argument(help="The token's id (from `token list`).")],
 ) -> None:
-    """Revoke a token by its id (running servers stop accepting it within seconds)."""
+    """Revoke a token by its id (running servers stop accepting it within 1 s)."""
     from cogmem.service.tokens import TokenStore
 
     with open_memory(ctx) as mem:

@@ -92,6 +92,10 @@ class IngestSummary(BaseModel):
     conversations: int = 0
     turns: int = 0
     records: dict[str, int] = Field(default_factory=dict)
+    #: the distinct record nodes written (merged), by type: a person named 400 times is 1
+    nodes: dict[str, int] = Field(default_factory=dict)
+    #: the node ids of the turns written (a live append: its one turn)
+    turn_ids: list[str] = Field(default_factory=list)
     dropped: int = 0
     fallbacks: int = 0
     skipped_turns: int = 0
@@ -118,6 +122,10 @@ class IngestSummary(BaseModel):
         counts = Counter(self.records)
         counts.update(other.records)
         self.records = dict(counts)
+        nodes = Counter(self.nodes)
+        nodes.update(other.nodes)
+        self.nodes = dict(nodes)
+        self.turn_ids += other.turn_ids
 
 
 def speakers_of(conversation: Conversation) -> list[str]:
@@ -189,6 +197,7 @@ class Ingestor:
         self.cache = cache if cache is not None else KnownVectors()
         self._sent: set[str] = set()  # entity ids this run embedded (maybe not committed yet)
         self._ahead: dict[str, Future[Embedded]] = {}  # turn text -> its vector and rows, coming
+        self._written: dict[str, str] = {}  # record node id -> its type, this run's writes
 
     def ingest(
         self,
@@ -208,6 +217,7 @@ class Ingestor:
             self._conversation(conversation, summary, progress, known=known)
             summary.conversations += 1
         summary.seconds = time.perf_counter() - started
+        summary.nodes = dict(Counter(self._written.values()))
         return summary
 
     def _conversation(
@@ -219,9 +229,11 @@ class Ingestor:
         known: ExtractionContext | None = None,
         persons: Sequence[Row] | None = None,
         conversation_stored: bool = False,
+        then: Sequence[Step] = (),
     ) -> None:
         """``conversation_stored``: the Conversation node exists, complete, with these
-        speakers, so its own statements are left out (a live turn's common case)."""
+        speakers, so its own statements are left out (a live turn's common case);
+        ``then``: statements written in the last batch's transaction."""
         builder = GraphBuilder(self.group, conversation)
         ctx = seed_context(self.store, self.group, speakers_of(conversation), known, persons)
         speaker_first: dict[str, str] = {}
@@ -265,6 +277,8 @@ class Ingestor:
                     steps.insert(0, opening)
                 if n == len(batches) - 1 and not conversation_stored:
                     steps.append(closing)
+                if n == len(batches) - 1:
+                    steps.extend(then)
                 if pending is not None:
                     wait_started = time.perf_counter()
                     pending.result()
@@ -275,6 +289,8 @@ class Ingestor:
                 pending = writer.submit(self._write_batch, steps, pairs, rows.records)
                 previous = rows.turns[-1]["id"]
                 summary.turns += len(batch)
+                summary.turn_ids += [t["id"] for t in rows.turns]
+                self._written.update({r["id"]: r["props"]["type"] for r in rows.records})
             if pending is not None:
                 wait_started = time.perf_counter()
                 pending.result()
@@ -326,8 +342,10 @@ class Ingestor:
         persons: Sequence[Row] | None = None,
         conversation_stored: bool = False,
         ahead: dict[str, Future[Embedded]] | None = None,
+        then: Sequence[Step] = (),
     ) -> IngestSummary:
-        """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat).
+        """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat);
+        ``then``: statements written in the same transaction as its last turns.
         ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
         has read them already; ``conversation_stored``: see :meth:`_conversation`;
         ``ahead``: turn texts whose vectors are already being computed
@@ -345,8 +363,10 @@ class Ingestor:
             known=discover_persons([conversation]),
             persons=persons,
             conversation_stored=conversation_stored,
+            then=then,
         )
         summary.conversations = 1
+        summary.nodes = dict(Counter(self._written.values()))
         summary.seconds = time.perf_counter() - started
         return summary
 

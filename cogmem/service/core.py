@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,13 +32,22 @@ T = TypeVar("T")
 
 
 class Limits(BaseModel):
-    """How much one process takes on."""
+    """How much one process takes on, and how long it waits."""
 
     workers: int = Field(default=8, ge=1, le=256, description="threads for blocking calls")
     timeout_s: float = Field(default=60.0, gt=0, description="longest wait for one call")
     max_body_bytes: int = Field(default=1 << 20, ge=1024, description="JSON request bodies")
     max_upload_bytes: int = Field(default=32 << 20, ge=1024, description="ingest uploads")
-    health_timeout_s: float = Field(default=5.0, gt=0)
+    health_timeout_s: float = Field(default=2.0, gt=0)
+    probe_timeout_s: float = Field(
+        default=2.0, gt=0, description="the reachability check before a call (then 503)"
+    )
+    probe_every_s: float = Field(
+        default=1.0, ge=0, description="a call this long after the last answer checks first"
+    )
+    read_timeout_s: float = Field(
+        default=10.0, gt=0, description="longest wait for each part of a request (then 408)"
+    )
 
 
 class Unavailable(RuntimeError):
@@ -82,8 +92,9 @@ class Remembered(BaseModel):
     group: str
     conversation: str
     turns: int
-    records: dict[str, int]  # by type; empty for a queued turn (not extracted yet)
-    queued: bool = False  # answered once queued: written behind, in order (Memory.queue_turn)
+    records: dict[str, int]  # stored, by type; empty for a queued turn (not extracted yet)
+    queued: bool = False  # answered once stored: written behind, in order (Memory.queue_turn)
+    turn_id: str | None = None  # the client's id for the turn, when it gave one
 
 
 class ContextOut(BaseModel):
@@ -104,7 +115,8 @@ class IngestOut(BaseModel):
     format: str | None
     conversations: int
     turns: int
-    records: dict[str, int]
+    records: dict[str, int]  # the distinct nodes stored, by type
+    extracted: dict[str, int]  # the records extracted (a person named twice counts 2)
     skipped_turns: int
 
 
@@ -117,6 +129,8 @@ class Service:
         self.allow_forget = allow_forget
         self.tokens = TokenStore(memory.store)
         self._limiter: anyio.CapacityLimiter | None = None
+        self._probes: anyio.CapacityLimiter | None = None
+        self._answered = 0.0  # monotonic time of Neo4j's last answer
         self._groups: dict[str, Memory] = {}
         self._lock = threading.Lock()
 
@@ -135,11 +149,16 @@ class Service:
             return mem
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a blocking call on the bounded pool; Neo4j trouble → :class:`Unavailable`."""
+        """Run a blocking call on the bounded pool; Neo4j trouble → :class:`Unavailable`.
+
+        Unless Neo4j answered within ``probe_every_s``, a one-round-trip check (not
+        retried, at most ``probe_timeout_s``) comes first: a Neo4j that is down costs a
+        request that long, never the driver's retry window."""
+        await self.reachable()
         timeout = self.limits.timeout_s
         try:
             with anyio.fail_after(timeout):
-                return await anyio.to_thread.run_sync(
+                done = await anyio.to_thread.run_sync(
                     functools.partial(fn, *args, **kwargs),
                     limiter=self.limiter(),
                     abandon_on_cancel=True,
@@ -147,9 +166,36 @@ class Service:
         except TimeoutError:
             raise Unavailable(f"no answer within {timeout:.0f} s (Neo4j slow or busy)") from None
         except Unreachable as exc:
+            self._answered = 0.0
             raise Unavailable(str(exc)) from None
         except StoreError as exc:
             raise Unavailable(f"Neo4j error: {exc}") from None
+        self._answered = time.monotonic()
+        return done
+
+    async def reachable(self) -> None:
+        """:class:`Unavailable` within ``probe_timeout_s`` unless Neo4j answers (skipped
+        when it answered in the last ``probe_every_s``)."""
+        if time.monotonic() - self._answered < self.limits.probe_every_s:
+            return
+        if self._probes is None:  # its own few threads: a stuck probe never takes a worker
+            self._probes = anyio.CapacityLimiter(4)
+        timeout = self.limits.probe_timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                await anyio.to_thread.run_sync(
+                    self.memory.store.glance,
+                    "meta/ping",
+                    limiter=self._probes,
+                    abandon_on_cancel=True,
+                )
+        except TimeoutError:
+            raise Unavailable(f"Neo4j did not answer within {timeout:g} s") from None
+        except Unreachable as exc:
+            raise Unavailable(str(exc)) from None
+        except StoreError as exc:
+            raise Unavailable(f"Neo4j error: {exc}") from None
+        self._answered = time.monotonic()
 
     def authorize(self, grant: Grant, group: str, write: bool = False) -> Memory:
         if not grant.allows(group):
@@ -172,20 +218,52 @@ class Service:
         time: datetime | None = None,
         conversation: str = "live",
         wait: bool = True,
+        turn_id: str | None = None,
     ) -> Remembered:
-        """``wait=False``: queue the turn (:meth:`~cogmem.api.Memory.queue_turn`) and answer
-        at once; this group's later searches wait for it, a failed write is logged."""
+        """``wait=False``: store the raw turn, queue its write
+        (:meth:`~cogmem.api.Memory.queue_turn`, durable) and answer; this group's later
+        searches wait for it, a failed write is logged, a restart writes what was left.
+        ``turn_id``: the client's id; a turn sent again with it changes nothing and is
+        answered as the first time (its records read back from the graph)."""
         mem = self.authorize(grant, group, write=True)
         at = time if time is None or time.tzinfo else time.replace(tzinfo=UTC)
         if not wait:
-            mem.queue_turn(speaker=speaker, text=text, at=at, conversation=conversation)
-            return Remembered(
-                group=mem.group, conversation=conversation, turns=1, records={}, queued=True
+            mem.queue_turn(
+                speaker=speaker,
+                text=text,
+                at=at,
+                conversation=conversation,
+                source_id=turn_id,
+                durable=True,
             )
-        summary = mem.add_turn(speaker=speaker, text=text, at=at, conversation=conversation)
-        return Remembered(
-            group=mem.group, conversation=conversation, turns=summary.turns, records=summary.records
+            return Remembered(
+                group=mem.group,
+                conversation=conversation,
+                turns=1,
+                records={},
+                queued=True,
+                turn_id=turn_id,
+            )
+        summary = mem.add_turn(
+            speaker=speaker, text=text, at=at, conversation=conversation, source_id=turn_id
         )
+        stored = mem.turn_records(summary.turn_ids[0]) if summary.turn_ids else None
+        return Remembered(
+            group=mem.group,
+            conversation=conversation,
+            turns=summary.turns,
+            records=stored if stored is not None else summary.nodes,
+            turn_id=turn_id,
+        )
+
+    def resume_pending(self) -> int:
+        """Queue the live turns a stopped server had stored and not written (all groups);
+        returns how many. Run before serving, so they keep their place in line."""
+        groups = [str(r["group"]) for r in self.memory.store.read("live/pending_groups")]
+        resumed = sum(self.for_group(g).resume_pending() for g in groups)
+        if resumed:
+            log.info("resumed %d stored live turns of %d groups", resumed, len(groups))
+        return resumed
 
     def search(self, grant: Grant, group: str, query: str, k: int = 10) -> list[EvidenceOut]:
         mem = self.authorize(grant, group)
@@ -220,7 +298,8 @@ class Service:
             format=s.format,
             conversations=s.conversations,
             turns=s.turns,
-            records=s.records,
+            records=s.nodes,
+            extracted=s.records,
             skipped_turns=s.skipped_turns,
         )
 
@@ -228,6 +307,6 @@ class Service:
         if not self.allow_forget:
             raise Forbidden("forgetting a group is off (start the server with --allow-forget)")
         mem = self.authorize(grant, group, write=True)
-        deleted = mem.forget()
+        deleted = mem.forget()  # its stored, unwritten live turns too
         log.info("forgot group %s (%d nodes)", mem.group, deleted)
         return deleted

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from datetime import datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Form, HTTPException, Request, Response, UploadFile
+from fastapi import FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel
 
 from cogmem.ingest import ReaderError
 from cogmem.service.core import (
@@ -30,39 +30,15 @@ from cogmem.service.core import (
     Service,
     Unavailable,
 )
-from cogmem.service.limits import GRANT_KEY, BearerAuth, BodyLimit
+from cogmem.service.docs_page import render as render_docs
+from cogmem.service.guards import cors, wrap
+from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth
+from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnId, TurnIn, bug, one_line, reason
+from cogmem.service.policy import GroupName as GroupPath
 from cogmem.service.tokens import Grant
 
 log = logging.getLogger("cogmem.service")
-PUBLIC = ("/healthz", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc")
-GroupPath = Annotated[str, Field(min_length=1, max_length=200)]
-
-
-class TurnIn(BaseModel):
-    speaker: str = Field(min_length=1, max_length=200, description="who said it")
-    text: str = Field(min_length=1, max_length=100_000, description="what was said, verbatim")
-    time: datetime | None = Field(default=None, description="when (ISO-8601; default: now, UTC)")
-    conversation: str = Field(default="live", min_length=1, max_length=200)
-    wait: bool = Field(
-        default=True,
-        description="false: answer 202 once the turn is queued; it is written behind, in "
-        "order, and this group's searches wait for it",
-    )
-
-
-class SearchIn(BaseModel):
-    query: str = Field(max_length=20_000)
-    k: int = Field(default=10, ge=1, le=100)
-
-
-class ContextIn(BaseModel):
-    query: str = Field(max_length=20_000)
-    budget_tokens: int = Field(default=2000, ge=1, le=100_000)
-
-
-class AskIn(BaseModel):
-    question: str = Field(max_length=20_000)
-    k: int = Field(default=10, ge=1, le=100)
+PUBLIC = ("/healthz", "/docs", "/openapi.json")
 
 
 class SearchOut(BaseModel):
@@ -82,8 +58,16 @@ def _grant(request: Request) -> Grant:
     return grant
 
 
-def create_app(service: Service, auth: bool = True, default_group: str | None = None) -> Any:
-    """The ASGI app: FastAPI routes wrapped in the auth and size guards."""
+def create_app(
+    service: Service,
+    auth: bool = True,
+    default_group: str | None = None,
+    hosts: frozenset[str] | None = None,
+    cors_origins: Sequence[str] = (),
+) -> Any:
+    """The ASGI app: FastAPI routes wrapped in the guards: Host and Origin
+    (``hosts``: :func:`~cogmem.service.guards.allowed_hosts`, loopback names by default;
+    CORS only for ``cors_origins``), size, auth, and the last resort for a bug."""
     api = FastAPI(
         title="cogmem",
         version="1",
@@ -92,31 +76,38 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
             "/v1 needs `Authorization: Bearer <token>` (`cogmem token create --group G`); "
             "a token reaches its own group only."
         ),
+        docs_url=None,  # Swagger UI's assets come from a CDN: /docs is a local page instead
+        redoc_url=None,
     )
+
+    @api.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(render_docs(api.openapi()))
 
     @api.exception_handler(Unavailable)
     async def _unavailable(_: Request, exc: Unavailable) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=503)
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=503)
 
     @api.exception_handler(Forbidden)
     async def _forbidden(_: Request, exc: Forbidden) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=403)
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=403)
 
     @api.exception_handler(ValueError)  # ConfigError, ReaderError, QuestionError, …
     async def _bad_input(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=400)
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=400)
 
     @api.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()[:10]
         ]
-        return JSONResponse({"detail": "invalid request", "errors": errors}, status_code=422)
+        return JSONResponse({"detail": reason(exc.errors()), "errors": errors}, status_code=422)
 
     @api.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.error("unexpected %s: %s", type(exc).__name__, exc)
-        return JSONResponse({"detail": f"internal error ({type(exc).__name__})"}, 500)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        rid, message = bug(f"{request.method} {request.url.path}", exc)
+        request.scope[LOGGED_KEY] = True  # CatchAll: logged once, with its request id
+        return JSONResponse({"detail": message, "request_id": rid}, 500)
 
     @api.get("/healthz", summary="Is the service up and Neo4j reachable?")
     async def healthz() -> JSONResponse:
@@ -127,23 +118,29 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
             with anyio.fail_after(with_timeout):
                 body = await service.call(service.health)
         except (Unavailable, TimeoutError) as exc:
-            reason = str(exc) or f"no answer within {service.limits.health_timeout_s:.0f} s"
+            reason = one_line(str(exc)) or f"no answer within {with_timeout:g} s"
             return JSONResponse({"status": "unavailable", "detail": reason}, status_code=503)
         return JSONResponse(body)
 
     @api.get("/v1/groups", summary="The groups this token may use")
     async def list_groups(request: Request) -> dict[str, list[str]]:
-        grant = _grant(request)
-        if grant.any_group:
-            return {"groups": [default_group] if default_group else []}
-        return {"groups": [grant.group]}
+        return {"groups": [_grant(request).group]}
 
     @api.post("/v1/groups/{group}/turns", summary="Remember one turn", status_code=201)
     async def remember(
-        group: GroupPath, body: TurnIn, request: Request, response: Response
+        group: GroupPath,
+        body: TurnIn,
+        request: Request,
+        response: Response,
+        idempotency_key: Annotated[
+            TurnId,
+            Header(description="the turn's id, as the body's `id` (either, or both alike)"),
+        ] = None,
     ) -> Remembered:
         grant = _grant(request)
         service.authorize(grant, group, write=True)
+        if body.id and idempotency_key and body.id != idempotency_key:
+            raise ValueError("the body's id and the Idempotency-Key header differ")
         done = await service.call(
             service.remember,
             grant,
@@ -153,6 +150,7 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
             body.time,
             body.conversation,
             body.wait,
+            body.id or idempotency_key,
         )
         if done.queued:
             response.status_code = 202
@@ -204,7 +202,8 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
         service.authorize(grant, group, write=True)
         return Forgotten(group=group, deleted=await service.call(service.forget, grant, group))
 
-    default = None if auth else Grant(group=default_group or "default", any_group=True)
+    # without auth every caller is this one grant: the server's group, and no other
+    default = None if auth else Grant(group=default_group or "default")
     guarded = BearerAuth(
         api,
         service.tokens if auth else None,
@@ -212,9 +211,4 @@ def create_app(service: Service, auth: bool = True, default_group: str | None = 
         public=PUBLIC,
         check=lambda fn: service.call(fn),
     )
-    return BodyLimit(
-        guarded,
-        limit=service.limits.max_body_bytes,
-        upload_limit=service.limits.max_upload_bytes,
-        upload_suffix="/ingest",
-    )
+    return wrap(service, cors(guarded, cors_origins), hosts, cors_origins, upload_suffix="/ingest")

@@ -9,7 +9,10 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import anyio
+
 from cogmem.config import ConfigError
+from cogmem.service.policy import bug
 from cogmem.service.tokens import Grant, TokenStore, bearer
 
 Scope = MutableMapping[str, Any]
@@ -20,6 +23,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 log = logging.getLogger("cogmem.service")
 GRANT_KEY = "cogmem.grant"
+LOGGED_KEY = "cogmem.logged"  # set once a bug of this request is logged (with its id)
 
 
 class BindRefused(ConfigError):
@@ -43,26 +47,66 @@ def check_bind(host: str, auth: bool) -> None:
         )
 
 
-async def send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+async def send_json(send: Send, status: int, body: dict[str, Any], close: bool = False) -> None:
     data = json.dumps(body).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
     if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
 
 
+class CatchAll:
+    """The outermost guard: an exception no one handled is a server bug, logged once with
+    its traceback and a request id, answered 500 with that id (never the error's text)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            if scope.get(LOGGED_KEY):
+                return
+            rid, message = bug(f"{scope.get('method')} {scope.get('path')}", exc)
+            if not started:
+                await send_json(send, 500, {"detail": message, "request_id": rid})
+
+
 class BodyLimit:
     """413 for a request body over ``limit`` bytes (``upload_limit`` on upload paths), by
-    its Content-Length or, when streamed without one, as soon as it passes the limit."""
+    its Content-Length or, when streamed without one, as soon as it passes the limit;
+    408 when a part of the body takes over ``read_timeout_s`` to arrive (a client that
+    declares a body and stops sending holds its connection that long, no more). The
+    body is read here, then handed to the app."""
 
     def __init__(
-        self, app: ASGIApp, limit: int, upload_limit: int | None = None, upload_suffix: str = ""
+        self,
+        app: ASGIApp,
+        limit: int,
+        upload_limit: int | None = None,
+        upload_suffix: str = "",
+        read_timeout_s: float = 10.0,
     ):
         self.app = app
         self.limit = limit
         self.upload_limit = upload_limit or limit
         self.upload_suffix = upload_suffix
+        self.read_timeout_s = read_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -77,16 +121,17 @@ class BodyLimit:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await send_json(send, 413, too_large)
             return
-        if declared is not None:  # the server (h11) holds the client to its Content-Length
-            await self.app(scope, receive, send)
-            return
-        # streamed (chunked) body: read it up to the limit first, then replay it
         body = bytearray()
         while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                await self.app(scope, receive, send)  # a disconnect: let the app see it
+            try:
+                with anyio.fail_after(self.read_timeout_s):
+                    message = await receive()
+            except TimeoutError:
+                detail = f"request body not received within {self.read_timeout_s:g} s"
+                await send_json(send, 408, {"detail": detail}, close=True)
                 return
+            if message["type"] != "http.request":
+                return  # the client went away: nothing to answer
             body += message.get("body", b"")
             if len(body) > limit:
                 await send_json(send, 413, too_large)
@@ -147,7 +192,8 @@ class BearerAuth:
             else:
                 grant = tokens.verify(secret)
         except Exception as exc:  # Unavailable, StoreError: the reason, never the token
-            await send_json(send, 503, {"detail": f"cannot check the token: {exc}"})
+            reason = " ".join(f"cannot check the token: {exc}".split())
+            await send_json(send, 503, {"detail": reason})
             return
         if grant is None:
             await send_json(send, 401, {"detail": "unknown or revoked token"})

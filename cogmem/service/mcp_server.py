@@ -7,15 +7,32 @@ bearer token's. No tool takes a group argument: a model can never name another g
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+from collections.abc import Awaitable, Sequence
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
-from pydantic import BaseModel, Field
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
 
-from cogmem.service.core import AnswerOut, ContextOut, EvidenceOut, Remembered, Service
-from cogmem.service.limits import GRANT_KEY, BearerAuth, BodyLimit
+from cogmem.service import policy
+from cogmem.service.core import (
+    AnswerOut,
+    ContextOut,
+    EvidenceOut,
+    Forbidden,
+    Remembered,
+    Service,
+    Unavailable,
+)
+from cogmem.service.guards import allowed_hosts, cors, wrap
+from cogmem.service.limits import GRANT_KEY, BearerAuth
 from cogmem.service.tokens import Grant
+
+T = TypeVar("T")
+READ = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 INSTRUCTIONS = (
     "cogmem is a long-term memory of conversations. Call `remember` for each turn worth "
@@ -39,6 +56,38 @@ class Forgotten(BaseModel):
     deleted: int
 
 
+class PolicyServer(MCPServer):
+    """The SDK's server, with argument errors in one line (the policy's words)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                cause = exc.__cause__
+                raise ToolError(f"{name}: {policy.reason(cause)}") from cause
+            raise
+
+
+async def guarded(tool: str, work: Awaitable[T]) -> T:
+    """A client's error as the tool's one-line error text; a bug logged with a request id."""
+    try:
+        return await work
+    except ToolError:
+        raise
+    except ValidationError as exc:
+        raise ToolError(f"{tool}: {policy.reason(exc)}") from None
+    except (Forbidden, Unavailable, PermissionError, ValueError) as exc:
+        raise ToolError(f"{tool}: {policy.one_line(str(exc))}") from None
+    except Exception as exc:
+        _, message = policy.bug(f"tool {tool}", exc)
+        raise ToolError(f"{tool}: {message}") from None
+
+
 def _grant(ctx: Context | None, fixed: Grant | None) -> Grant:
     """The grant of this call: the server's (stdio, no auth) or the HTTP request's token."""
     if fixed is not None:
@@ -53,69 +102,82 @@ def _grant(ctx: Context | None, fixed: Grant | None) -> Grant:
 def build_server(service: Service, grant: Grant | None) -> MCPServer:
     """The MCP server. ``grant``: the fixed grant (stdio, or HTTP without auth); None
     means every HTTP request brings its own token."""
-    server: MCPServer = MCPServer("cogmem", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = PolicyServer("cogmem", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(
         description=(
             "Remember one conversation turn verbatim: who said it, what was said, when "
             "(ISO-8601, default now) and in which conversation (default 'live'). Records "
-            "(events, facts, opinions, decisions, todos) are extracted from it."
-        )
+            "(events, facts, opinions, decisions, todos) are extracted from it. Give it "
+            "an id to make a retry safe: the same id again changes nothing."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,  # only with an id: a turn without one is a new turn
+            open_world_hint=False,
+        ),
     )
     async def remember(
-        speaker: Annotated[str, Field(min_length=1, max_length=200, description="who said it")],
-        text: Annotated[str, Field(min_length=1, max_length=100_000, description="verbatim")],
-        time: Annotated[datetime | None, Field(description="when it was said")] = None,
-        conversation: Annotated[str, Field(min_length=1, max_length=200)] = "live",
-        wait: Annotated[
-            bool, Field(description="false: return once queued; searches wait for it")
-        ] = True,
+        speaker: policy.Speaker,
+        text: policy.Text,
+        time: policy.When = None,
+        conversation: policy.Conversation = "live",
+        wait: policy.Wait = True,
+        id: policy.TurnId = None,
         ctx: Context | None = None,
     ) -> Remembered:
         g = _grant(ctx, grant)
-        return await service.call(
-            service.remember, g, g.group, speaker, text, time, conversation, wait
+        return await guarded(
+            "remember",
+            service.call(service.remember, g, g.group, speaker, text, time, conversation, wait, id),
         )
 
     @server.tool(
         description=(
             "Search memory: ranked evidence for a question or keywords, each with its "
             "speaker, time, turn id and verbatim quote."
-        )
+        ),
+        annotations=READ,
     )
     async def search(
-        query: Annotated[str, Field(max_length=20_000, description="question or keywords")],
-        k: Annotated[int, Field(ge=1, le=50, description="how many results")] = 10,
-        ctx: Context | None = None,
+        query: policy.Query, k: policy.K = 10, ctx: Context | None = None
     ) -> SearchResult:
         g = _grant(ctx, grant)
-        found = await service.call(service.search, g, g.group, query, k)
+        found = await guarded("search", service.call(service.search, g, g.group, query, k))
         return SearchResult(group=g.group, evidence=found)
 
     @server.tool(
         description=(
             "A prompt-ready block of the memory relevant to a question, packed to fit "
             "a token budget, with the evidence it includes."
-        )
+        ),
+        annotations=READ,
     )
     async def context(
-        query: Annotated[str, Field(max_length=20_000, description="the question")],
-        budget_tokens: Annotated[int, Field(ge=50, le=100_000)] = 2000,
-        ctx: Context | None = None,
+        query: policy.Query, budget_tokens: policy.Budget = 2000, ctx: Context | None = None
     ) -> ContextOut:
         g = _grant(ctx, grant)
-        return await service.call(service.context, g, g.group, query, budget_tokens)
+        return await guarded(
+            "context", service.call(service.context, g, g.group, query, budget_tokens)
+        )
 
-    @server.tool(description="Answer a question from memory; returns the answer and its evidence.")
+    @server.tool(
+        description="Answer a question from memory; returns the answer and its evidence.",
+        annotations=READ,
+    )
     async def ask(
-        question: Annotated[str, Field(max_length=20_000)],
-        k: Annotated[int, Field(ge=1, le=50)] = 10,
-        ctx: Context | None = None,
+        question: policy.Query, k: policy.K = 10, ctx: Context | None = None
     ) -> AnswerOut:
         g = _grant(ctx, grant)
-        return await service.call(service.ask, g, g.group, question, k)
+        return await guarded("ask", service.call(service.ask, g, g.group, question, k))
 
-    @server.tool(description="The memory groups this session may use (fixed by the server).")
+    @server.tool(
+        description="The memory groups this session may use (fixed by the server).",
+        annotations=ToolAnnotations(
+            read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
+    )
     async def list_groups(ctx: Context | None = None) -> Groups:
         return Groups(groups=[_grant(ctx, grant).group])
 
@@ -125,7 +187,13 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
             description=(
                 "Delete everything this session's memory group holds (turns, records, "
                 "facts). Irreversible; other groups are untouched."
-            )
+            ),
+            annotations=ToolAnnotations(
+                read_only_hint=False,
+                destructive_hint=True,
+                idempotent_hint=True,
+                open_world_hint=False,
+            ),
         )
         async def forget_group(
             confirm: Annotated[bool, Field(description="must be true")],
@@ -133,8 +201,9 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         ) -> Forgotten:
             g = _grant(ctx, grant)
             if not confirm:
-                raise ValueError("pass confirm=true to forget the group")
-            return Forgotten(group=g.group, deleted=await service.call(service.forget, g, g.group))
+                raise ToolError("forget_group: pass confirm=true to forget the group")
+            deleted = await guarded("forget_group", service.call(service.forget, g, g.group))
+            return Forgotten(group=g.group, deleted=deleted)
 
     return server
 
@@ -143,15 +212,22 @@ def run_stdio(service: Service, grant: Grant) -> None:
     build_server(service, grant).run("stdio")
 
 
-def http_app(service: Service, auth: bool, group: str | None, host: str) -> Any:
-    """The streamable HTTP app at ``/mcp``, behind the bearer-token and size guards."""
+def http_app(
+    service: Service,
+    auth: bool,
+    group: str | None,
+    host: str,
+    hosts: frozenset[str] | None = None,
+    cors_origins: Sequence[str] = (),
+) -> Any:
+    """The streamable HTTP app at ``/mcp``, behind the guards the HTTP API has too (Host
+    and Origin by :mod:`cogmem.service.guards`, size, bearer token)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     fixed = None if auth else Grant(group=group or "default")
     server = build_server(service, fixed)
-    security = None
-    if host in ("0.0.0.0", "::"):  # reachable by any name: tokens guard it, not the Host header
-        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    # the Host and Origin rule is HostCheck's, the same as the HTTP API's
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(
         stateless_http=True, json_response=True, transport_security=security, host=host
     )
@@ -161,4 +237,4 @@ def http_app(service: Service, auth: bool, group: str | None, host: str) -> Any:
         default=fixed,
         check=lambda fn: service.call(fn),
     )
-    return BodyLimit(guarded, limit=service.limits.max_body_bytes)
+    return wrap(service, cors(guarded, cors_origins), hosts or allowed_hosts(host), cors_origins)

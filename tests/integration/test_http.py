@@ -29,6 +29,7 @@ from cogmem.store import Store
 from tests.integration.test_isolation import B_MARK, SYNTAX, chat, forget_all
 
 pytestmark = pytest.mark.integration
+LOCAL = "http://127.0.0.1"  # the Host the guards allow by default
 
 LIMITS = Limits(max_body_bytes=16 * 1024, max_upload_bytes=128 * 1024, timeout_s=60)
 QUESTIONS = [
@@ -59,7 +60,7 @@ def env(
     mem = Memory(neo4j_settings)
     service = Service(mem, LIMITS, allow_forget=True)
     tmp = tmp_path_factory.mktemp("http")
-    with TestClient(create_app(service)) as client:
+    with TestClient(create_app(service), base_url=LOCAL) as client:
         for key, group, marker in (("a", a, ""), ("b", b, B_MARK)):
             path = chat(tmp / f"{key}.jsonl", marker)
             with path.open("rb") as fh:
@@ -139,6 +140,7 @@ def test_a_turn_posted_without_waiting_is_202_and_the_next_search_reads_it(
             "turns": 1,
             "records": {},
             "queued": True,
+            "turn_id": None,
         }
         query = {"query": "What is the kayak called?", "k": 3}
         found = client.post(f"/v1/groups/{group}/search", json=query, headers=bearer(made.secret))
@@ -191,7 +193,7 @@ def test_neo4j_down_is_503_with_the_reason(neo4j_settings: Settings) -> None:
     down = neo4j_settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{closed_port()}"})
     with (
         Memory(down) as mem,
-        TestClient(create_app(Service(mem, Limits(timeout_s=20)))) as client,
+        TestClient(create_app(Service(mem, Limits(timeout_s=20))), base_url=LOCAL) as client,
     ):
         r = client.get("/healthz")
         assert r.status_code == 503
@@ -200,8 +202,8 @@ def test_neo4j_down_is_503_with_the_reason(neo4j_settings: Settings) -> None:
             "/v1/groups/g/search", json={"query": "x"}, headers=bearer("cgm_" + "z" * 43)
         )
         assert r.status_code == 503 and "not reachable" in r.json()["detail"]
-    no_auth = create_app(Service(Memory(down), Limits(timeout_s=20)), auth=False)
-    with TestClient(no_auth) as client:
+    no_auth = create_app(Service(Memory(down), Limits(timeout_s=20)), auth=False, default_group="g")
+    with TestClient(no_auth, base_url=LOCAL) as client:
         r = client.post("/v1/groups/g/search", json={"query": "x"})
         assert r.status_code == 503 and "not reachable" in r.json()["detail"]
 
@@ -255,7 +257,9 @@ def test_forget_through_the_api_deletes_one_group_only(
     try:
         with Memory(neo4j_settings) as mem:
             for allow, status in ((False, 403), (True, 200)):
-                with TestClient(create_app(Service(mem, LIMITS, allow_forget=allow))) as client:
+                with TestClient(
+                    create_app(Service(mem, LIMITS, allow_forget=allow)), base_url=LOCAL
+                ) as client:
                     for group, tok in ((gone, tg), (kept, tk)):
                         turn = {"speaker": "Ann", "text": "I bake bread on Sundays."}
                         r = client.post(

@@ -1,0 +1,139 @@
+"""One request policy for both services: the inputs, their limits and the refusals' words.
+
+The HTTP API takes these models as request bodies; the MCP tools take the same annotated
+fields as their arguments (so their input schemas carry the same bounds), and both turn
+a refusal into the one line :func:`reason` writes. A client error never logs a
+traceback; a server bug logs one under a request id the client gets too (:func:`bug`).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
+
+log = logging.getLogger("cogmem.service")
+
+MAX_NAME = 200
+MAX_TEXT = 100_000
+MAX_QUERY = 20_000
+MAX_K = 100
+MAX_BUDGET = 100_000
+MAX_TURN_ID = 200
+
+
+def _not_blank(what: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if not value.strip():
+            raise ValueError(f"the {what} is blank")
+        return value
+
+    return AfterValidator(check)
+
+
+def _stripped(what: str) -> AfterValidator:
+    def check(value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError(f"the {what} is blank")
+        return value
+
+    return AfterValidator(check)
+
+
+Speaker = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME, description="who said it"), _stripped("speaker")
+]
+Text = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_TEXT, description="what was said, verbatim"),
+    _not_blank("text"),
+]
+Conversation = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_NAME, description="the conversation (default 'live')"),
+    _stripped("conversation"),
+]
+When = Annotated[
+    datetime | None, Field(description="when it was said (ISO-8601; default: now, UTC)")
+]
+Wait = Annotated[
+    bool,
+    Field(
+        description="false: answer once the turn is stored (202); its records are "
+        "extracted behind, in order, and this group's searches wait for them"
+    ),
+]
+TurnId = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=MAX_TURN_ID,
+        pattern=r"^[\x21-\x7e]+$",
+        description="the client's own id for the turn (printable ASCII, no spaces): a "
+        "turn sent again with the same id changes nothing and gets the first answer",
+    ),
+]
+Query = Annotated[str, Field(max_length=MAX_QUERY, description="a question or keywords")]
+K = Annotated[int, Field(ge=1, le=MAX_K, description="how many results")]
+Budget = Annotated[
+    int, Field(ge=1, le=MAX_BUDGET, description="the block's size in tokens, at most")
+]
+GroupName = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
+
+
+class TurnIn(BaseModel):
+    speaker: Speaker
+    text: Text
+    time: When = None
+    conversation: Conversation = "live"
+    wait: Wait = True
+    id: TurnId = None
+
+
+class SearchIn(BaseModel):
+    query: Query
+    k: K = 10
+
+
+class ContextIn(BaseModel):
+    query: Query
+    budget_tokens: Budget = 2000
+
+
+class AskIn(BaseModel):
+    question: Query
+    k: K = 10
+
+
+def reason(exc: ValidationError | Sequence[Any]) -> str:
+    """A validation error in one line: ``field: what is wrong; …`` (never the values)."""
+    errors = list(exc.errors() if isinstance(exc, ValidationError) else exc)
+    parts = []
+    for e in errors[:5]:
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body") or "input"
+        msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}")
+    more = len(errors) - len(parts)
+    return one_line("; ".join(parts) + (f" (and {more} more)" if more > 0 else ""))
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def bug(where: str, exc: BaseException) -> tuple[str, str]:
+    """Log a server bug with its traceback under a fresh request id; the id and the
+    client's message (which names the id, never the error's own text)."""
+    rid = new_request_id()
+    log.error("internal error in %s (request id %s)", where, rid, exc_info=exc)
+    return rid, f"internal error (request id {rid}); the server log has the details"
