@@ -14,10 +14,28 @@ from cogmem.config import Settings, config_path, write_config_file
 from cogmem.server import local as localserver
 
 neo4j_app = typer.Typer(
-    help="Install, start, stop and inspect a local Neo4j 5.26 Community server "
-    "(fetched from Maven Central into $COGMEM_HOME).",
+    help="Install, start, stop and inspect a local Neo4j Community server, 5.26 LTS by "
+    "default or a 2026.x release with --version (fetched from Maven Central into "
+    "$COGMEM_HOME).",
     no_args_is_help=True,
 )
+
+VersionOpt = Annotated[
+    str,
+    typer.Option(
+        "--version",
+        help="Neo4j version: 5.26.x (Java 17/21) or a calendar version such as 2026.08.1 "
+        "(Java 21+, found under JAVA_HOME, PATH or /usr/lib/jvm).",
+    ),
+]
+JavaHomeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--java-home",
+        help="The JDK to run Neo4j with (default: found for the version).",
+        file_okay=False,
+    ),
+]
 
 
 def instance_path(settings: Settings, name: str, directory: Path | None) -> Path:
@@ -29,9 +47,11 @@ def instance_path(settings: Settings, name: str, directory: Path | None) -> Path
 @friendly
 def neo4j_install(
     ctx: typer.Context,
-    version: Annotated[str, typer.Option(help="Neo4j version.")] = localserver.NEO4J_VERSION,
+    version: VersionOpt = localserver.NEO4J_VERSION,
+    java_home: JavaHomeOpt = None,
 ) -> None:
-    """Fetch Neo4j Community and Neo4j Browser jars from Maven Central (needs mvn, Java 17)."""
+    """Fetch Neo4j Community and Neo4j Browser jars from Maven Central (needs mvn and a
+    Java for the version: 17 for 5.26, 21+ for 2026.x)."""
     settings = settings_from(ctx)
     started = time.monotonic()
     if localserver.is_installed(settings.home, version):
@@ -41,7 +61,9 @@ def neo4j_install(
         )
         return
     with err.status("Resolving Neo4j from Maven Central (first time: a minute or two)…"):
-        path = localserver.install(settings.home, version, log=lambda m: err.print(m))
+        path = localserver.install(
+            settings.home, version, log=lambda m: err.print(m), java_home=java_home
+        )
     out.print(f"Neo4j {version} installed in {path} ({time.monotonic() - started:.0f}s)")
 
 
@@ -66,15 +88,19 @@ def neo4j_start(
     install: Annotated[
         bool, typer.Option("--install/--no-install", help="Install first if needed.")
     ] = True,
+    version: VersionOpt = localserver.NEO4J_VERSION,
+    java_home: JavaHomeOpt = None,
 ) -> None:
     """Start the local server and wait until Bolt answers; prints pid, URIs and log path."""
     settings = settings_from(ctx)
-    if install and not localserver.is_installed(settings.home):
-        with err.status("Neo4j is not installed yet: resolving it from Maven Central…"):
-            localserver.install(settings.home, log=lambda m: err.print(m))
+    if install and not localserver.is_installed(settings.home, version):
+        with err.status(f"Neo4j {version} is not installed yet: resolving it from Maven…"):
+            localserver.install(
+                settings.home, version, log=lambda m: err.print(m), java_home=java_home
+            )
     inst = instance_path(settings, instance, directory)
     started = time.monotonic()
-    with err.status(f"Starting Neo4j {localserver.NEO4J_VERSION} from {inst}…"):
+    with err.status(f"Starting Neo4j {version} from {inst}…"):
         state, password = localserver.start(
             inst,
             settings.home,
@@ -84,6 +110,8 @@ def neo4j_start(
             heap=heap,
             pagecache=pagecache,
             timeout_s=timeout,
+            version=version,
+            java_home=java_home,
         )
     took = time.monotonic() - started
     if save:
@@ -92,6 +120,8 @@ def neo4j_start(
             updates.update(neo4j_user="neo4j", neo4j_password=password)
         write_config_file(updates)
     out.print(f"[green]Neo4j is up[/] in {took:.1f}s")
+    out.print(f"  version  {state.version}")
+    out.print(f"  java     {state.java}")
     out.print(f"  pid      {state.pid}")
     out.print(f"  bolt     {state.bolt_uri}")
     out.print(f"  browser  {state.browser_url}")
@@ -127,14 +157,17 @@ def neo4j_status(
     instance: InstanceOpt = "default",
     directory: DirOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    version: VersionOpt = localserver.NEO4J_VERSION,
 ) -> None:
     """Say whether the local server runs (exit code 0) or not (exit code 3)."""
     settings = settings_from(ctx)
     inst = instance_path(settings, instance, directory)
     state = localserver.running_state(inst)
+    if state is not None:
+        version = state.version
     info: dict[str, Any] = {
-        "installed": localserver.is_installed(settings.home),
-        "install_dir": str(localserver.install_dir(settings.home)),
+        "installed": localserver.is_installed(settings.home, version),
+        "install_dir": str(localserver.install_dir(settings.home, version)),
         "instance_dir": str(inst),
         "running": state is not None,
     }
@@ -146,6 +179,7 @@ def neo4j_status(
             auth=state.auth,
             log=state.log_path,
             version=state.version,
+            java=state.java,
         )
     if as_json:
         print_json(info)

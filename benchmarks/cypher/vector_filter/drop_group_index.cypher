@@ -1,0 +1,2 @@
+// Drop the benchmark's range index on :Turn(group_id).
+DROP INDEX bench_turn_group IF EXISTS
