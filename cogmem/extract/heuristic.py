@@ -103,7 +103,7 @@ DETERMINER_NP = re.compile(
 )
 CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z\-]+(?:\s+(?:of\s+)?[A-Z][a-zA-Z\-]+)*")
 RELATION_NP = re.compile(
-    r"\b(?P<owner>my|our)\s+(?P<rel>"
+    r"\b(?P<owner>my|our)\s+(?:(?:new|old|former|late|older|younger|little|big)\s+)?(?P<rel>"
     + "|".join(sorted(RELATIONS, key=len, reverse=True))
     + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+))?"
 )
@@ -129,13 +129,16 @@ PAST_VERB = re.compile(
 _PERSON_VERBS = (
     r"came|said|told|helped|promised|called|asked|invited|gave|stayed|thinks|says|wants|"
     r"texted|visited|joined|loves|showed|carried|brought|left|moved|arrived|fixed|repaired|"
-    r"lent|sent|bought|paid|organised|organized|hosted|cooked|baked|drove|picked|met"
+    r"lent|sent|bought|paid|organised|organized|hosted|cooked|baked|drove|picked|met|took|"
+    r"sorted|cancelled|canceled|flew"
 )
 PERSON_MENTION = re.compile(
     r"(?:(?<=[a-z,;] )|(?<=\bthink ))(?P<mid>[A-Z][a-z]{2,})\s+(?:is|was|has|had|and I|"
     + _PERSON_VERBS
     + r")\b"
-    r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:" + _PERSON_VERBS + r")\b"
+    r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:"
+    + _PERSON_VERBS
+    + r"|(?:is|was)\s+\w+ing)\b"  # "Sophie is running it too": someone doing something
     r"|\b(?:with|met|told|called|asked|invited|visited|texted|thanked)\s+(?P<obj>[A-Z][a-z]{2,})\b"
 )
 #: Words after which "X is …" more often names a place or a thing than a person.
