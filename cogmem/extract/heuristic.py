@@ -36,7 +36,15 @@ from cogmem.extract.opinion import (
     verdict_of,
     with_name,
 )
-from cogmem.models import ExtractedRecord, Extraction, RecordType, TimeRange, Turn
+from cogmem.extract.plans import CANCELLED_CUE, plan_status
+from cogmem.models import (
+    PLAN_TYPES,
+    ExtractedRecord,
+    Extraction,
+    RecordType,
+    TimeRange,
+    Turn,
+)
 from cogmem.temporal import TimeMention, find_time_expressions, infer_tense
 from cogmem.text import STOPWORDS, WORD, Span, sentences
 
@@ -474,6 +482,8 @@ class HeuristicExtractor:
 
         def emit(rtype: RecordType, confidence: float, **extra: object) -> None:
             fields = {**base, "content": content, "persons": persons, **extra}
+            if rtype in PLAN_TYPES:
+                fields["plan_status"] = plan_status(s, tense, rtype)
             out.append(ExtractedRecord(type=rtype, confidence=confidence, **fields))
 
         if is_question:
@@ -528,6 +538,7 @@ class HeuristicExtractor:
             time is not None
             or PAST_VERB.search(s) is not None
             or (tense == "future" and FUTURE.search(s) is not None)
+            or CANCELLED_CUE.search(s) is not None  # a plan called off is an event too
         )
         if event_like and not (claim and time is None and not PAST_VERB.search(s)):
             emit(RecordType.EVENT, 0.6 if time is not None else 0.5)

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from cogmem.models import Intent, RecordType, TimeRange
+from cogmem.models import PLAN_STATUSES, Intent, RecordType, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedTurn
 from cogmem.retrieval.router import Plan
 
@@ -46,6 +46,13 @@ SUPERSEDED_ON_UPDATE = 0.3
 """Factor on a replaced claim for an update question, which asks what holds now."""
 SUPERSEDED_ON_OPINION = 0.8
 """Factor on a replaced claim for an opinion question: still an opinion, just an older one."""
+OVERTAKEN_ON_UPDATE = 0.3
+"""Factor on a turn whose plan a later turn did or called off, for an update question: it
+no longer tells where the plan stands (as :data:`SUPERSEDED_ON_UPDATE` for a claim)."""
+PLAN_RECORDS = frozenset({RecordType.EVENT.value, RecordType.TODO.value})
+LATEST_STATUSES = frozenset({"DONE", "CANCELLED"})
+"""Plan statuses that tell where a plan stands now: what an update question ("is X still
+going to …") asks for."""
 
 GROUND_PER_RESULT = 5
 """Turns grounded per result asked for (k): ranks below k·5 rarely rise into the top k."""
@@ -90,6 +97,11 @@ class RankWeights(BaseModel):
     """Claim bonus (:func:`claim_bonus`) on opinion and update questions."""
     window: float = 0.3
     """The turn or one of its records falls in the question's time window."""
+    status: float = 0.3
+    """One of the turn's Events or Todos has the plan status the question asks for
+    (:func:`status_fit`): done for "when did …", planned for "when is … going to …",
+    done or called off for "is … still …". As much as the time window: both say which of
+    two turns about the same thing is meant, neither what the thing is."""
     previous: float = 0.7
     """Share of the previous turn's base score: the question this turn answers."""
     following: float = 0.2
@@ -165,6 +177,8 @@ class TurnScore:
     graph: float = 0.0
     claim: float = 0.0
     window: float = 0.0
+    status: float = 0.0
+    overtaken: bool = False
     asks: bool = False
     base: float = 0.0
     final: float = 0.0
@@ -245,6 +259,8 @@ def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
         return 0.0
     if plan.opinion_source and rec.source != plan.opinion_source:
         return 0.0
+    if about_someone_else(plan, rec.target):
+        return 0.0
     bonus = CLAIM_OF_HOLDER
     if plan.opinion_target and rec.target and rec.target.lower() == plan.opinion_target.lower():
         bonus = CLAIM_ON_TARGET
@@ -253,6 +269,35 @@ def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
     elif rec.status == "SUPERSEDED":
         bonus *= SUPERSEDED_ON_UPDATE if plan.intent == "update" else SUPERSEDED_ON_OPINION
     return bonus
+
+
+def about_someone_else(plan: Plan, target: str | None) -> bool:
+    """Whether a claim targets a person the question does not name, while the question names
+    no target ("is Jin still driving to Cornwall?": Jin's view of Helen answers nothing)."""
+    if plan.opinion_target or not target or not target[:1].isupper():
+        return False
+    return target.lower() not in {e.name.lower() for e in plan.entities}
+
+
+def status_fit(plan: Plan, status: str | None) -> float:
+    """1 when a record's plan status is what the question asks for, else 0: an update
+    question wants the latest word on a plan (done or called off), a "when" question in the
+    past tense what was done, any other "when" question the plan."""
+    if status not in PLAN_STATUSES:
+        return 0.0
+    if plan.intent == "update":
+        return 1.0 if status in LATEST_STATUSES else 0.0
+    if plan.intent != "temporal":
+        return 0.0
+    if plan.tense == "past":
+        return 1.0 if status == "DONE" else 0.0
+    return 1.0 if status in ("PLANNED", "SUPERSEDED") else 0.0  # a plan, done since or not
+
+
+def overtaken(plan: Plan, rec: ClaimFields) -> bool:
+    """Whether a record is a plan that a later turn did or called off, on an update
+    question (what holds now)."""
+    return plan.intent == "update" and rec.type in PLAN_RECORDS and rec.status == "SUPERSEDED"
 
 
 # -- gathering the signals --------------------------------------------------------------
@@ -297,6 +342,9 @@ def score_turns(
         s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
         if claim:
             s.claim = max(s.claim, claim_bonus(plan, rec))
+        elif rec.status is not None:
+            s.status = max(s.status, status_fit(plan, rec.status))
+            s.overtaken = s.overtaken or overtaken(plan, rec)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, rec))
     for rec in graph_hits:
@@ -307,6 +355,9 @@ def score_turns(
         s.graph = max(s.graph, max(2.0 * rec.vector - 1.0, 0.0))
         if claim:
             s.claim = max(s.claim, claim_bonus(plan, rec))
+        elif rec.status is not None:
+            s.status = max(s.status, status_fit(plan, rec.status))
+            s.overtaken = s.overtaken or overtaken(plan, rec)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, rec))
         s.paths.append("/".join(rec.path))
@@ -331,19 +382,24 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
                 if not admissible(plan, rec, subject):
                     continue
                 s.claim = max(s.claim, claim_bonus(plan, rec))
+            elif rec.status is not None:
+                s.status = max(s.status, status_fit(plan, rec.status))
+                s.overtaken = s.overtaken or overtaken(plan, rec)
             s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
 
 
 # -- combining them ---------------------------------------------------------------------
 def combine(w: RankWeights, s: TurnScore) -> float:
-    """A turn's base score from its own signals (negative cosines count as 0)."""
-    return (
+    """A turn's base score from its own signals (negative cosines count as 0), damped for
+    a plan overtaken since on an update question."""
+    return (OVERTAKEN_ON_UPDATE if s.overtaken else 1.0) * (
         w.bm25 * s.bm25
         + w.turn_vector * max(s.turn_cos, 0.0)
         + w.record_vector * max(s.record_cos, 0.0)
         + w.graph * s.graph
         + w.claim * s.claim
         + w.window * s.window
+        + w.status * s.status
     )
 
 
@@ -403,8 +459,12 @@ def ranked(scores: dict[str, TurnScore]) -> list[TurnScore]:
 
 def record_order(plan: Plan, records: Iterable[Candidate]) -> list[Candidate]:
     """The records of one turn, best first, to pick the one shown as its Evidence: by claim
-    bonus, then similarity; outside opinion and update questions, claims come last."""
-    options = sorted(records, key=lambda r: (-claim_bonus(plan, r), -r.vector, r.id))
+    bonus, then the plan status asked for, then similarity; outside opinion and update
+    questions, claims come last."""
+    options = sorted(
+        records,
+        key=lambda r: (-claim_bonus(plan, r), -status_fit(plan, r.status), -r.vector, r.id),
+    )
     if plan.intent not in CLAIM_INTENTS:
         options = [r for r in options if r.type != RecordType.CLAIM] + [
             r for r in options if r.type == RecordType.CLAIM
