@@ -37,6 +37,7 @@ from cogmem.extract.opinion import (
     with_name,
 )
 from cogmem.extract.plans import CANCELLED_CUE, plan_status
+from cogmem.extract.rewrite import third_person
 from cogmem.models import (
     PLAN_TYPES,
     ExtractedRecord,
@@ -154,10 +155,6 @@ CLAUSE_OPENERS = frozenset(
     "because since as in at to from of near when while if although though until after "
     "before where whereas unless".split()
 )
-COMMON_VERBS_S = frozenset(
-    "love like enjoy think feel want need hope know believe prefer hate dislike play work "
-    "live teach study miss wish remember mean plan try make take get keep find see say".split()
-)
 
 
 def _nickname_of(vocative: str, addressee: str) -> bool:
@@ -199,42 +196,6 @@ def _obj_phrase(text: str) -> str:
     return " ".join(kept)
 
 
-def third_person(sentence: str, speaker: str, addressee: str | None) -> str:
-    """Rewrite first person (and "you", when the addressee is known) to names."""
-    s = sentence
-    pos = f"{speaker}'s"
-    subs: list[tuple[str, str]] = [
-        (r"\bIf you ask me\b", f"In {pos} opinion"),
-        (r"\bif you ask me\b", f"in {pos} opinion"),
-        (r"\bI'm\b|\bI am\b", f"{speaker} is"),
-        (r"\bI've\b", f"{speaker} has"),
-        (r"\bI'll\b", f"{speaker} will"),
-        (r"\bI'd\b", f"{speaker} would"),
-        (r"\bI was\b", f"{speaker} was"),
-        (r"\bI have\b", f"{speaker} has"),
-        (r"\bI do\b", f"{speaker} does"),
-        (r"\bI\s+(" + "|".join(sorted(COMMON_VERBS_S)) + r")\b", f"{speaker} \\1s"),
-        (r"\bI\b", speaker),
-        (r"\b[Mm]yself\b", speaker),
-        (r"\b[Mm]y\b", pos),
-        (r"\b[Mm]ine\b", pos),
-        (r"(?<![A-Za-z'])me\b", speaker),
-    ]
-    if addressee:
-        subs += [
-            (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{addressee} is"),
-            (r"\b[Yy]ou've\b", f"{addressee} has"),
-            (r"\b[Yy]ou'll\b", f"{addressee} will"),
-            (r"\b[Yy]ou were\b", f"{addressee} was"),
-            (r"\b[Yy]ourself\b", addressee),
-            (r"\b[Yy]our\b", f"{addressee}'s"),
-            (r"\b[Yy]ou\b", addressee),
-        ]
-    for pattern, repl in subs:
-        s = re.sub(pattern, repl, s)
-    return s.strip()
-
-
 _STRONG_TIME = re.compile(
     r"\d|yesterday|today|tonight|tomorrow|ago|last|next|this|past|week|month|year|"
     r"since|before|after|recently|lately",
@@ -253,6 +214,9 @@ _NOT_A_VERDICT = re.compile(  # words that judge no one: "I was wrong about her"
     r"\b(?:I|we) (?:was|were) (?:so |totally |completely )?wrong\b|\bto be (?:honest|fair)\b",
     re.IGNORECASE,
 )
+
+
+__all__ = ["HeuristicExtractor", "third_person"]
 
 
 class HeuristicExtractor:
