@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field
 
 from cogmem.models import Evidence, TimeRange
 from cogmem.retrieval.router import Plan
-from cogmem.retrieval.scoring import status_fit
+from cogmem.retrieval.scoring import plan_topic, status_fit
 from cogmem.temporal import describe_time, find_time_expressions
-from cogmem.text import Span, content_stems, sentences, stem
+from cogmem.text import Span, sentences, topic_stems
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -206,15 +206,10 @@ def _when(ev: Evidence) -> str | None:
     return describe_time(mentions[0].range) if mentions else None
 
 
-def name_stems(plan: Plan) -> set[str]:
-    """The stems of the asked persons' names."""
-    return {stem(part) for e in plan.entities for part in e.name.split()}
-
-
-def _about(ev: Evidence, topic: set[str]) -> bool:
-    """Whether a record's passage shares a content word (stemmed) with the question's topic:
+def _about(ev: Evidence, topic: frozenset[str]) -> bool:
+    """Whether a record's passage shares a word (stemmed) with the question's topic:
     "renewed" speaks of "renew"."""
-    return bool(topic & content_stems(passage(ev)))
+    return bool(topic & topic_stems(passage(ev)))
 
 
 def _mentions(ev: Evidence, terms: set[str]) -> bool:
@@ -237,7 +232,7 @@ def extractive_answer(plan: Plan, evidence: list[Evidence], max_items: int = 3) 
         if dated:  # the dated record that shares most words with the question; of those
             # about the asked thing, one with the plan status asked for first ("when did":
             # done, not the plan)
-            topic = content_stems(" ".join(plan.keywords)) - name_stems(plan)
+            topic = plan_topic(plan)
             ev, when = max(
                 dated,
                 key=lambda d: (

@@ -139,7 +139,7 @@ _PERSON_VERBS = (
     r"came|said|told|helped|promised|called|asked|invited|gave|stayed|thinks|says|wants|"
     r"texted|visited|joined|loves|showed|carried|brought|left|moved|arrived|fixed|repaired|"
     r"lent|sent|bought|paid|organised|organized|hosted|cooked|baked|drove|picked|met|took|"
-    r"sorted|cancelled|canceled|flew"
+    r"sorted|cancelled|canceled|flew|went"
 )
 PERSON_MENTION = re.compile(
     r"(?:(?<=[a-z,;] )|(?<=\bthink ))(?P<mid>[A-Z][a-z]{2,})\s+(?:is|was|has|had|and I|"

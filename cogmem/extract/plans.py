@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from cogmem.models import PlanStatus, RecordType
-from cogmem.text import content_stems, stem
+from cogmem.text import topic_stems
 
 CANCELLED_CUE = re.compile(
     r"\b(?:cancel(?:l)?ed|cancel(?:l)?ing|called off|calling off|call(?:ed)? it off|"
@@ -56,19 +56,12 @@ def plan_status(
     return None
 
 
-_NOT_TOPICAL = frozenset(
-    stem(w)
-    for w in "finally already just really anymore more time today yesterday week month year "
-    "last next ago days weeks months years going planning need want will".split()
-)
-
-
 def completes(later: str, plans: Iterable[tuple[str, str]]) -> str | None:
     """Of the earlier ``plans`` (id, quote), oldest first, the latest that the ``later``
     sentence (done or cancelled) speaks of: the one sharing a content word with it."""
-    words = content_stems(later) - _NOT_TOPICAL
+    words = topic_stems(later)
     found = None
     for plan_id, quote in plans:
-        if words & (content_stems(quote) - _NOT_TOPICAL):
+        if words & topic_stems(quote):
             found = plan_id
     return found

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 from cogmem.models import PLAN_STATUSES, Intent, RecordType, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedTurn
 from cogmem.retrieval.router import Plan
+from cogmem.text import stem, topic_stems
 
 # -- named numbers ----------------------------------------------------------------------
 CLAIM_INTENTS: frozenset[Intent] = frozenset({"opinion", "update"})
@@ -98,10 +99,11 @@ class RankWeights(BaseModel):
     window: float = 0.3
     """The turn or one of its records falls in the question's time window."""
     status: float = 0.3
-    """One of the turn's Events or Todos has the plan status the question asks for
-    (:func:`status_fit`): done for "when did …", planned for "when is … going to …",
-    done or called off for "is … still …". As much as the time window: both say which of
-    two turns about the same thing is meant, neither what the thing is."""
+    """Raise (1 + status) for a turn with an Event or a Todo about the question's topic in
+    the plan status the question asks for (:func:`status_fit_about`): done for "when did
+    …", planned for "when is … going to …", done or called off for "is … still …". A raise
+    of the turn's final score, not a share of its base: it tells which of two turns about
+    the same thing is meant, and the turn next to it inherits none of that."""
     previous: float = 0.7
     """Share of the previous turn's base score: the question this turn answers."""
     following: float = 0.2
@@ -294,6 +296,21 @@ def status_fit(plan: Plan, status: str | None) -> float:
     return 1.0 if status in ("PLANNED", "SUPERSEDED") else 0.0  # a plan, done since or not
 
 
+def plan_topic(plan: Plan) -> frozenset[str]:
+    """What a question asks about, as word stems: its keywords less the asked persons'
+    names and the words that only say when ("is Ben still going camping in the Lake
+    District?" → camp, lake, district)."""
+    names = {stem(part) for e in plan.entities for part in e.name.split()}
+    return frozenset(topic_stems(" ".join(plan.keywords)) - names)
+
+
+def status_fit_about(plan: Plan, topic: frozenset[str], status: str | None, text: str) -> float:
+    """:func:`status_fit` for a record whose words (``text``) speak of the question's topic;
+    0 for any other: a plan done or called off on another matter answers nothing."""
+    fit = status_fit(plan, status)
+    return fit if fit and topic & topic_stems(text) else 0.0
+
+
 def overtaken(plan: Plan, rec: ClaimFields) -> bool:
     """Whether a record is a plan that a later turn did or called off, on an update
     question (what holds now)."""
@@ -334,6 +351,7 @@ def score_turns(
         s.turn_cos = max(s.turn_cos, 2.0 * t.vector - 1.0)
         s.paths.extend(t.path)
     subject = subject_of(plan)
+    topic = plan_topic(plan)
     for rec in records:
         claim = rec.type == RecordType.CLAIM
         if not rec.turn_id or (claim and not admissible(plan, rec, subject)):
@@ -343,7 +361,7 @@ def score_turns(
         if claim:
             s.claim = max(s.claim, claim_bonus(plan, rec))
         elif rec.status is not None:
-            s.status = max(s.status, status_fit(plan, rec.status))
+            s.status = max(s.status, status_fit_about(plan, topic, rec.status, rec.content))
             s.overtaken = s.overtaken or overtaken(plan, rec)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, rec))
@@ -356,7 +374,7 @@ def score_turns(
         if claim:
             s.claim = max(s.claim, claim_bonus(plan, rec))
         elif rec.status is not None:
-            s.status = max(s.status, status_fit(plan, rec.status))
+            s.status = max(s.status, status_fit_about(plan, topic, rec.status, rec.content))
             s.overtaken = s.overtaken or overtaken(plan, rec)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, rec))
@@ -368,6 +386,7 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
     """Exact similarities of grounded turns (and their neighbours) and of all their records."""
     subject = subject_of(plan)
     window = plan.window
+    topic = plan_topic(plan)
     for g in grounded:
         s = scores.get(g.id)
         if s is None:
@@ -383,7 +402,7 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
                     continue
                 s.claim = max(s.claim, claim_bonus(plan, rec))
             elif rec.status is not None:
-                s.status = max(s.status, status_fit(plan, rec.status))
+                s.status = max(s.status, status_fit_about(plan, topic, rec.status, g.text))
                 s.overtaken = s.overtaken or overtaken(plan, rec)
             s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
 
@@ -399,7 +418,6 @@ def combine(w: RankWeights, s: TurnScore) -> float:
         + w.graph * s.graph
         + w.claim * s.claim
         + w.window * s.window
-        + w.status * s.status
     )
 
 
@@ -422,8 +440,9 @@ def finish(
     signal a benchmark tries out), then its final score: the base plus a share of the
     previous and the following turn's base (an answer follows its question), times
     ``1 + speaker`` for a turn of the preferred speaker, times ``1 - question`` for a turn
-    that only asks (rarely the evidence; its answer is). Written out in one loop: this runs
-    for every candidate turn, three times a search."""
+    that only asks (rarely the evidence; its answer is), times ``1 + status`` for a turn
+    with the plan status asked for (:attr:`RankWeights.status`). Written out in one loop:
+    this runs for every candidate turn, three times a search."""
     w = weights.for_intent(plan.intent)
     for s in scores.values():
         s.base = combine(w, s)
@@ -449,6 +468,7 @@ def finish(
             )
             * (raised if preferred is not None and s.speaker == preferred else 1.0)
             * (damped if s.asks else 1.0)
+            * (1.0 + w.status * s.status)
         )
 
 

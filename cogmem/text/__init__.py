@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cogmem.text.lexicon import NEGATIVE, POSITIVE, word_set
 from cogmem.text.sentences import SENTENCE, WORD, Span, sentences
-from cogmem.text.stems import content_stems, stem
+from cogmem.text.stems import content_stems, stem, topic_stems
 from cogmem.text.stopwords import STOPWORDS
 
 __all__ = [
@@ -18,5 +18,6 @@ __all__ = [
     "content_stems",
     "sentences",
     "stem",
+    "topic_stems",
     "word_set",
 ]

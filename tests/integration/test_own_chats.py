@@ -101,5 +101,5 @@ def test_own_chat_question(
     assert positions == sorted(positions), f"{question!r}: not in order\n{text}"
     turns = cited(text)
     assert turns[:1] == evidence[:1], f"{question!r}: rests on {turns}, not {evidence}\n{text}"
-    kept = [t for t in turns if t in evidence]
-    assert kept == evidence, f"{question!r}: cites {turns}, wants {evidence} in order\n{text}"
+    if len(evidence) > 1:  # a history: these turns, in this order, and no other
+        assert turns == evidence, f"{question!r}: cites {turns}, wants {evidence}\n{text}"

@@ -165,6 +165,9 @@ def test_status_fit_says_which_status_a_question_asks_for(
     assert status_fit(p, "CURRENT") == 0.0  # a claim's status is no plan's
 
 
+DONE = "Yes, Tomasz finally renewed it three days ago."
+
+
 def _cand(idx: int, bm25: float, **fields: Any) -> Candidate:
     data: dict[str, Any] = {
         "id": f"t{idx}",
@@ -180,11 +183,12 @@ def _cand(idx: int, bm25: float, **fields: Any) -> Candidate:
 
 
 def test_a_past_question_lifts_the_done_turn_over_the_plan_that_matches_it_better() -> None:
-    p = Plan(question="When did Tomasz renew his passport?", intent="temporal", tense="past")
+    p = RuleRouter().plan("When did Tomasz renew his passport?", [EntityRef(name="Tomasz")])
     turns = [_cand(0, 1.0), _cand(10, 0.8)]
+    said = "Tomasz needs to renew Tomasz's passport before the trip."
     records = [
-        _cand(0, 0.0, id="plan", type="Event", turn_id="t0", status="PLANNED"),
-        _cand(10, 0.0, id="done", type="Event", turn_id="t10", status="DONE"),
+        _cand(0, 0.0, id="plan", type="Event", turn_id="t0", status="PLANNED", content=said),
+        _cand(10, 0.0, id="done", type="Event", turn_id="t10", status="DONE", content=DONE),
     ]
     weights = RankWeights(late=0.0)
     scores = score_turns(p, turns, records, [])
@@ -194,12 +198,28 @@ def test_a_past_question_lifts_the_done_turn_over_the_plan_that_matches_it_bette
     assert [s.id for s in ranked(scores)] == ["t0", "t10"]  # without the signal: the plan
 
 
+def test_done_on_another_matter_earns_nothing() -> None:
+    p = RuleRouter().plan("When did Tomasz renew his passport?", [EntityRef(name="Tomasz")])
+    other = _cand(3, 0.0, type="Event", turn_id="t3", status="DONE", content="Tomasz sold a car.")
+    assert score_turns(p, [], [other], [])["t3"].status == 0.0
+    assert (
+        score_turns(
+            p, [], [_cand(10, 0.0, type="Event", turn_id="t10", status="DONE", content=DONE)], []
+        )["t10"].status
+        == 1.0
+    )
+
+
 def test_an_update_question_damps_a_plan_that_a_later_turn_called_off() -> None:
-    p = Plan(question="Is Tomasz still going to run the half marathon?", intent="update")
+    p = RuleRouter().plan(
+        "Is Tomasz still going to run the half marathon?", [EntityRef(name="Tomasz")]
+    )
     turns = [_cand(4, 1.0), _cand(11, 0.3)]
+    said = "Tomasz is also planning to run the Bristol half marathon in October."
+    off = "Tomasz is not going to run the half marathon anymore."
     records = [
-        _cand(4, 0.0, id="plan", type="Event", turn_id="t4", status="SUPERSEDED"),
-        _cand(11, 0.0, id="off", type="Event", turn_id="t11", status="CANCELLED"),
+        _cand(4, 0.0, id="plan", type="Event", turn_id="t4", status="SUPERSEDED", content=said),
+        _cand(11, 0.0, id="off", type="Event", turn_id="t11", status="CANCELLED", content=off),
     ]
     scores = score_turns(p, turns, records, [])
     finish(p, RankWeights(), scores)
