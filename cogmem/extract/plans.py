@@ -56,12 +56,13 @@ def plan_status(
     return None
 
 
-def completes(later: str, plans: Iterable[tuple[str, str]]) -> str | None:
-    """Of the earlier ``plans`` (id, quote), oldest first, the latest that the ``later``
-    sentence (done or cancelled) speaks of: the one sharing a content word with it."""
+def completes(later: str, plans: Iterable[tuple[str, frozenset[str]]]) -> str | None:
+    """Of the earlier ``plans`` (id, the :func:`~cogmem.text.topic_stems` of its quote),
+    oldest first, the latest that the ``later`` sentence (done or cancelled) speaks of: the
+    one sharing a word with it."""
     words = topic_stems(later)
     found = None
-    for plan_id, quote in plans:
-        if words & topic_stems(quote):
+    for plan_id, stems in plans:
+        if words & stems:
             found = plan_id
     return found

@@ -11,6 +11,7 @@ from typing import Any
 from cogmem.extract.plans import completes, plan_status
 from cogmem.ingest.ids import conversation_id, entity_id, group_key, record_id, session_id, turn_id
 from cogmem.models import PLAN_TYPES, Conversation, ExtractedRecord, RecordType, RelType, Turn
+from cogmem.text import topic_stems
 
 
 def short_date(at: datetime | None) -> str:
@@ -59,9 +60,10 @@ class GraphBuilder:
         self.gkey = group_key(group)
         self.conversation = conversation
         self.cid = conversation_id(group, conversation.id)
-        self.plans: dict[str, list[tuple[str, str]]] = {}
-        """Per person, the plans (record id, quote) this conversation has told so far, oldest
-        first: a later turn that does or calls off one of them is linked to it."""
+        self.plans: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        """Per person, the plans (record id, the topic stems of its quote) this conversation
+        has told so far, oldest first: a later turn that does or calls off one of them is
+        linked to it."""
 
     def conversation_row(self) -> dict[str, Any]:
         return {
@@ -273,7 +275,7 @@ class GraphBuilder:
         told = self.plans.setdefault(rec.subject or rec.speaker or "", [])
         if status == "PLANNED":
             if all(pid != rid for pid, _ in told):
-                told.append((rid, rec.quote))
+                told.append((rid, frozenset(topic_stems(rec.quote))))
             return
         earlier = completes(rec.quote, [(pid, q) for pid, q in told if pid != rid])
         if earlier is not None:

@@ -27,6 +27,7 @@ from cogmem.retrieval.scoring import (
     status_fit,
 )
 from cogmem.temporal import infer_tense
+from cogmem.text import topic_stems
 
 pytestmark = pytest.mark.unit
 
@@ -123,7 +124,10 @@ def test_a_later_turn_that_does_a_plan_supersedes_it_and_one_on_another_topic_do
 
 
 def test_completes_picks_the_latest_plan_sharing_a_content_word() -> None:
-    plans = [("a", "I have to sell the motorbike."), ("b", "We will sell the old sofa.")]
+    plans = [
+        (pid, frozenset(topic_stems(quote)))
+        for pid, quote in (("a", "I have to sell the motorbike."), ("b", "We will sell the sofa."))
+    ]
     assert completes("I sold the motorbike yesterday.", plans) == "a"
     assert completes("We finally went to the dentist.", plans) is None
 
