@@ -156,6 +156,10 @@ class RankWeights(BaseModel):
             # what holds is reconciliation's call, not the wording's: an old claim matches
             # "what does X think of Y now" word for word as well as the new one (no late).
             "update": {"claim": 1.2, "late": 0.0},
+            # "When did …": the extractive answer prefers the done record among the best
+            # five (cogmem.answer); raising it in the ranking cost LoCoMo dev R@10 on
+            # conv-47 (81.3 -> 79.2 at 0.3, docs/own-conversations.md)
+            "temporal": {"status": 0.0},
         }
     )
 

@@ -186,7 +186,7 @@ def _cand(idx: int, bm25: float, **fields: Any) -> Candidate:
     return Candidate(**data)
 
 
-def test_a_past_question_lifts_the_done_turn_over_the_plan_that_matches_it_better() -> None:
+def test_the_status_signal_lifts_the_done_turn_over_the_plan_that_matches_it_better() -> None:
     p = RuleRouter().plan("When did Tomasz renew his passport?", [EntityRef(name="Tomasz")])
     turns = [_cand(0, 1.0), _cand(10, 0.8)]
     said = "Tomasz needs to renew Tomasz's passport before the trip."
@@ -194,7 +194,7 @@ def test_a_past_question_lifts_the_done_turn_over_the_plan_that_matches_it_bette
         _cand(0, 0.0, id="plan", type="Event", turn_id="t0", status="PLANNED", content=said),
         _cand(10, 0.0, id="done", type="Event", turn_id="t10", status="DONE", content=DONE),
     ]
-    weights = RankWeights(late=0.0)
+    weights = RankWeights(late=0.0, by_intent={})  # the signal itself (off for temporal)
     scores = score_turns(p, turns, records, [])
     finish(p, weights, scores)
     assert [s.id for s in ranked(scores)] == ["t10", "t0"]
