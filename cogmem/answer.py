@@ -17,8 +17,9 @@ from pydantic import BaseModel, Field
 
 from cogmem.models import Evidence, TimeRange
 from cogmem.retrieval.router import Plan
+from cogmem.retrieval.scoring import plan_topic, status_fit
 from cogmem.temporal import describe_time, find_time_expressions
-from cogmem.text import Span, sentences
+from cogmem.text import Span, sentences, topic_stems
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -205,6 +206,12 @@ def _when(ev: Evidence) -> str | None:
     return describe_time(mentions[0].range) if mentions else None
 
 
+def _about(ev: Evidence, topic: frozenset[str]) -> bool:
+    """Whether a record's passage shares a word (stemmed) with the question's topic:
+    "renewed" speaks of "renew"."""
+    return bool(topic & topic_stems(passage(ev)))
+
+
 def _mentions(ev: Evidence, terms: set[str]) -> bool:
     return _overlap(ev, terms) > 0
 
@@ -222,10 +229,17 @@ def extractive_answer(plan: Plan, evidence: list[Evidence], max_items: int = 3) 
     if plan.intent == "temporal":
         dated = [(ev, _when(ev)) for ev in evidence[:5]]
         dated = [(ev, when) for ev, when in dated if when]
-        if dated:  # the dated record that shares most words with the question
+        if dated:  # the dated record that shares most words with the question; of those
+            # about the asked thing, one with the plan status asked for first ("when did":
+            # done, not the plan)
+            topic = plan_topic(plan)
             ev, when = max(
                 dated,
-                key=lambda d: (_overlap(d[0], terms, speaker=True), -dated.index(d)),
+                key=lambda d: (
+                    status_fit(plan, d[0].status) if _about(d[0], topic) else 0.0,
+                    _overlap(d[0], terms, speaker=True),
+                    -dated.index(d),
+                ),
             )
             return (
                 f"{when} — {ev.speaker} ({ev.turn_source_id}, said {_day(ev.turn_at)}): "

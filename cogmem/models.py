@@ -94,6 +94,16 @@ ClaimStatus = Literal["CURRENT", "SUPERSEDED", "CONFLICTING"]
 """Where a claim stands after reconciliation; the originals are always kept."""
 CLAIM_STATUSES: tuple[ClaimStatus, ...] = ("CURRENT", "SUPERSEDED", "CONFLICTING")
 
+PlanStatus = Literal["PLANNED", "DONE", "CANCELLED", "SUPERSEDED"]
+"""Where a plan stands as a turn tells it: still to come ("I need to renew my passport"),
+done ("I finally renewed it"), or called off ("I'm not going to run it anymore"); a plan
+that a later turn did or called off is SUPERSEDED (that turn's record SUPERSEDES it). Stored
+as the ``status`` of an Event or a Todo (a Claim's ``status`` is its reconciliation
+status)."""
+PLAN_STATUSES: tuple[PlanStatus, ...] = ("PLANNED", "DONE", "CANCELLED", "SUPERSEDED")
+PLAN_TYPES = frozenset({RecordType.EVENT, RecordType.TODO})
+"""The record types that carry a plan status."""
+
 Granularity = Literal["instant", "day", "weekend", "week", "month", "season", "year", "decade"]
 
 
@@ -185,6 +195,8 @@ class ExtractedRecord(BaseModel):
     # time
     time: TimeRange | None = None
     tense: Literal["past", "present", "future"] | None = None
+    # plans (Events and Todos)
+    plan_status: PlanStatus | None = None
 
 
 class Extraction(BaseModel):

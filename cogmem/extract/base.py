@@ -10,6 +10,10 @@ from rapidfuzz import fuzz
 
 from cogmem.models import ExtractedRecord, Extraction, RecordType, Turn
 
+NAMED_KEPT = 3
+"""Persons named lately that a pronoun may refer to: the latest, and two before it for when
+the latest is the one speaking or spoken to."""
+
 
 class Extractor(Protocol):
     name: str
@@ -33,7 +37,11 @@ class ExtractionContext:
     last_speaker: str | None = None
     last_person: str | None = None
     """The person a third-person pronoun ("she", "him", "they") refers to: the one named
-    last (across sentences and turns), or the subject when a sentence opens with a name."""
+    last (across sentences, turns and speakers), or the subject when a sentence opens with
+    a name."""
+    named: deque[str] = field(default_factory=lambda: deque(maxlen=NAMED_KEPT))
+    """The persons named lately, the latest last (``last_person`` is the latest): when the
+    latest is the one speaking, a pronoun refers to the one named before."""
     fuzzy_threshold: float = 90.0
 
     def __post_init__(self) -> None:
@@ -94,17 +102,22 @@ class ExtractionContext:
     def note_named(self, named: list[str], subject: str | None = None) -> None:
         """A sentence named these persons (in order): the subject, else the last, becomes the
         antecedent of the next pronoun."""
-        if subject is not None:
-            self.last_person = subject
-        elif named:
-            self.last_person = named[-1]
+        latest = subject if subject is not None else (named[-1] if named else None)
+        if latest is None:
+            return
+        for name in (*[n for n in named if n != latest], latest):
+            if name in self.named:
+                self.named.remove(name)
+            self.named.append(name)
+        self.last_person = latest
 
     def antecedent(self, *exclude: str | None) -> str | None:
-        """The person a pronoun refers to now, unless it is one of ``exclude`` (the speaker,
-        who says "I", or the addressee, who is "you")."""
-        if self.last_person is None or self.last_person in exclude:
-            return None
-        return self.last_person
+        """The person a pronoun refers to now: the one named last by either speaker, but
+        never one of ``exclude`` (the speaker, who says "I", or the addressee, who is
+        "you"), for whom the one named before stands in."""
+        if self.last_person is not None and self.last_person not in exclude:
+            return self.last_person
+        return next((n for n in reversed(self.named) if n not in exclude), None)
 
     def observe(self, turn: Turn, extraction: Extraction) -> None:
         """Take in a turn's records: new persons become known names."""

@@ -36,7 +36,16 @@ from cogmem.extract.opinion import (
     verdict_of,
     with_name,
 )
-from cogmem.models import ExtractedRecord, Extraction, RecordType, TimeRange, Turn
+from cogmem.extract.plans import CANCELLED_CUE, plan_status
+from cogmem.extract.rewrite import third_person
+from cogmem.models import (
+    PLAN_TYPES,
+    ExtractedRecord,
+    Extraction,
+    RecordType,
+    TimeRange,
+    Turn,
+)
 from cogmem.temporal import TimeMention, find_time_expressions, infer_tense
 from cogmem.text import STOPWORDS, WORD, Span, sentences
 
@@ -103,7 +112,7 @@ DETERMINER_NP = re.compile(
 )
 CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z\-]+(?:\s+(?:of\s+)?[A-Z][a-zA-Z\-]+)*")
 RELATION_NP = re.compile(
-    r"\b(?P<owner>my|our)\s+(?P<rel>"
+    r"\b(?P<owner>my|our)\s+(?:(?:new|old|former|late|older|younger|little|big)\s+)?(?P<rel>"
     + "|".join(sorted(RELATIONS, key=len, reverse=True))
     + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+))?"
 )
@@ -129,23 +138,22 @@ PAST_VERB = re.compile(
 _PERSON_VERBS = (
     r"came|said|told|helped|promised|called|asked|invited|gave|stayed|thinks|says|wants|"
     r"texted|visited|joined|loves|showed|carried|brought|left|moved|arrived|fixed|repaired|"
-    r"lent|sent|bought|paid|organised|organized|hosted|cooked|baked|drove|picked|met"
+    r"lent|sent|bought|paid|organised|organized|hosted|cooked|baked|drove|picked|met|took|"
+    r"sorted|cancelled|canceled|flew|went"
 )
 PERSON_MENTION = re.compile(
     r"(?:(?<=[a-z,;] )|(?<=\bthink ))(?P<mid>[A-Z][a-z]{2,})\s+(?:is|was|has|had|and I|"
     + _PERSON_VERBS
     + r")\b"
-    r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:" + _PERSON_VERBS + r")\b"
+    r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:"
+    + _PERSON_VERBS
+    + r"|(?:is|was)\s+\w+ing)\b"  # "Sophie is running it too": someone doing something
     r"|\b(?:with|met|told|called|asked|invited|visited|texted|thanked)\s+(?P<obj>[A-Z][a-z]{2,})\b"
 )
 #: Words after which "X is …" more often names a place or a thing than a person.
 CLAUSE_OPENERS = frozenset(
     "because since as in at to from of near when while if although though until after "
     "before where whereas unless".split()
-)
-COMMON_VERBS_S = frozenset(
-    "love like enjoy think feel want need hope know believe prefer hate dislike play work "
-    "live teach study miss wish remember mean plan try make take get keep find see say".split()
 )
 
 
@@ -188,42 +196,6 @@ def _obj_phrase(text: str) -> str:
     return " ".join(kept)
 
 
-def third_person(sentence: str, speaker: str, addressee: str | None) -> str:
-    """Rewrite first person (and "you", when the addressee is known) to names."""
-    s = sentence
-    pos = f"{speaker}'s"
-    subs: list[tuple[str, str]] = [
-        (r"\bIf you ask me\b", f"In {pos} opinion"),
-        (r"\bif you ask me\b", f"in {pos} opinion"),
-        (r"\bI'm\b|\bI am\b", f"{speaker} is"),
-        (r"\bI've\b", f"{speaker} has"),
-        (r"\bI'll\b", f"{speaker} will"),
-        (r"\bI'd\b", f"{speaker} would"),
-        (r"\bI was\b", f"{speaker} was"),
-        (r"\bI have\b", f"{speaker} has"),
-        (r"\bI do\b", f"{speaker} does"),
-        (r"\bI\s+(" + "|".join(sorted(COMMON_VERBS_S)) + r")\b", f"{speaker} \\1s"),
-        (r"\bI\b", speaker),
-        (r"\b[Mm]yself\b", speaker),
-        (r"\b[Mm]y\b", pos),
-        (r"\b[Mm]ine\b", pos),
-        (r"(?<![A-Za-z'])me\b", speaker),
-    ]
-    if addressee:
-        subs += [
-            (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{addressee} is"),
-            (r"\b[Yy]ou've\b", f"{addressee} has"),
-            (r"\b[Yy]ou'll\b", f"{addressee} will"),
-            (r"\b[Yy]ou were\b", f"{addressee} was"),
-            (r"\b[Yy]ourself\b", addressee),
-            (r"\b[Yy]our\b", f"{addressee}'s"),
-            (r"\b[Yy]ou\b", addressee),
-        ]
-    for pattern, repl in subs:
-        s = re.sub(pattern, repl, s)
-    return s.strip()
-
-
 _STRONG_TIME = re.compile(
     r"\d|yesterday|today|tonight|tomorrow|ago|last|next|this|past|week|month|year|"
     r"since|before|after|recently|lately",
@@ -242,6 +214,9 @@ _NOT_A_VERDICT = re.compile(  # words that judge no one: "I was wrong about her"
     r"\b(?:I|we) (?:was|were) (?:so |totally |completely )?wrong\b|\bto be (?:honest|fair)\b",
     re.IGNORECASE,
 )
+
+
+__all__ = ["HeuristicExtractor", "third_person"]
 
 
 class HeuristicExtractor:
@@ -471,6 +446,8 @@ class HeuristicExtractor:
 
         def emit(rtype: RecordType, confidence: float, **extra: object) -> None:
             fields = {**base, "content": content, "persons": persons, **extra}
+            if rtype in PLAN_TYPES:
+                fields["plan_status"] = plan_status(s, tense, rtype)
             out.append(ExtractedRecord(type=rtype, confidence=confidence, **fields))
 
         if is_question:
@@ -525,6 +502,7 @@ class HeuristicExtractor:
             time is not None
             or PAST_VERB.search(s) is not None
             or (tense == "future" and FUTURE.search(s) is not None)
+            or CANCELLED_CUE.search(s) is not None  # a plan called off is an event too
         )
         if event_like and not (claim and time is None and not PAST_VERB.search(s)):
             emit(RecordType.EVENT, 0.6 if time is not None else 0.5)

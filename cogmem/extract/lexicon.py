@@ -60,7 +60,7 @@ RELATIONS = word_set(
     husband wife partner boyfriend girlfriend fiance fiancee son sons daughter daughters kid
     kids child children baby grandma grandmother grandpa grandfather grandparents aunt uncle
     cousin cousins nephew niece friend friends bestie bff boss coworker coworkers colleague
-    colleagues mentor mentors neighbor neighbour roommate teacher coach family team
+    colleagues manager mentor mentors neighbor neighbour roommate teacher coach family team
     teammates dog dogs cat cats pet pets puppy kitten
     """
 )

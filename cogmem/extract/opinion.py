@@ -24,7 +24,7 @@ PRONOUN = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-COPULA = r"(?:is|was|'s|seems|seemed|looks|has been|are|were|'re)"
+COPULA = r"(?:is|was|'s|seems|seemed|looks|sounds|sounded|has been|are|were|'re)"
 INTENSE = r"(?:" + "|".join(sorted(INTENSIFIERS)) + r")"
 _TRAIT = r"(?:" + "|".join(sorted(OPINION_POSITIVE | OPINION_NEGATIVE)) + r")"
 #: A capitalised word judged with a trait only a person has ("I find Marlene rather rude",

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from cogmem.extract.plans import completes, plan_status
 from cogmem.ingest.ids import conversation_id, entity_id, group_key, record_id, session_id, turn_id
-from cogmem.models import Conversation, ExtractedRecord, RecordType, RelType, Turn
+from cogmem.models import PLAN_TYPES, Conversation, ExtractedRecord, RecordType, RelType, Turn
+from cogmem.text import topic_stems
 
 
 def short_date(at: datetime | None) -> str:
@@ -58,6 +60,10 @@ class GraphBuilder:
         self.gkey = group_key(group)
         self.conversation = conversation
         self.cid = conversation_id(group, conversation.id)
+        self.plans: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        """Per person, the plans (record id, the topic stems of its quote) this conversation
+        has told so far, oldest first: a later turn that does or calls off one of them is
+        linked to it."""
 
     def conversation_row(self) -> dict[str, Any]:
         return {
@@ -185,12 +191,16 @@ class GraphBuilder:
             return
         rid = record_id(self.group, tid, rec)
         time = rec.time
+        status = None
+        if rec.type in PLAN_TYPES:
+            status = rec.plan_status or plan_status(rec.quote, rec.tense, rec.type)
         rows.records.append(
             {
                 "id": rid,
                 "label": rec.type.label,
                 "aliases": [],
                 "turn_ids": [tid],
+                "status": status,
                 "props": {
                     "group_id": self.group,
                     "group_key": self.gkey,
@@ -228,6 +238,8 @@ class GraphBuilder:
             entity(RecordType.CONCEPT, _entity_key(c), tid) for c in rec.concepts if c and c.strip()
         ]
         person_ids = [person(p) for p in rec.persons if p]
+        if status is not None:
+            self._link_plan(rid, status, rec, edge)
         if rec.type is RecordType.EVENT:
             edge(subject, RelType.PARTICIPATED_IN, rid)
             for pid in person_ids:
@@ -256,3 +268,15 @@ class GraphBuilder:
                 edge(rid, RelType.ABOUT, cid)
             if rec.relation in ("LIKES", "DISLIKES", "USES") and concept_ids:
                 edge(subject, RelType(rec.relation), concept_ids[0], via=rid)
+
+    def _link_plan(self, rid: str, status: str, rec: ExtractedRecord, edge: Any) -> None:
+        """A plan is remembered for its person; a record that does or calls off an earlier
+        plan of the same person (a word of it in common) SUPERSEDES it."""
+        told = self.plans.setdefault(rec.subject or rec.speaker or "", [])
+        if status == "PLANNED":
+            if all(pid != rid for pid, _ in told):
+                told.append((rid, frozenset(topic_stems(rec.quote))))
+            return
+        earlier = completes(rec.quote, [(pid, q) for pid, q in told if pid != rid])
+        if earlier is not None:
+            edge(rid, RelType.SUPERSEDES, earlier, rule=status.lower())

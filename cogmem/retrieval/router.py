@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from cogmem.models import Intent, RecordType, TimeRange
 from cogmem.retrieval.lucene import keywords
-from cogmem.temporal import question_window, resolve
+from cogmem.temporal import infer_tense, question_window, resolve
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,9 @@ class Plan(BaseModel):
     wants_both: bool = False
     wants_cause: bool = False
     wants_history: bool = False  # "how has A's opinion of B changed": the dated sequence
+    tense: Literal["past", "present", "future"] | None = None
+    """The question's tense: "when did X renew …" asks for what was done, "when is X going
+    to …" for the plan."""
     router: str = "rules"
 
 
@@ -182,6 +185,8 @@ class RuleRouter:
         else:
             intent = "single-hop"
         types = TYPES_BY_INTENT.get(intent)
+        if intent == "update" and not _OPINION.search(question):
+            types = None  # "is X still going to …": what changed is an event or a plan
         node_types = list(types) if types is not None else None
         if _DECISION.search(question) and intent not in ("opinion",):
             node_types = list(DECISION_TYPES)
@@ -203,6 +208,7 @@ class RuleRouter:
             wants_both=bool(_BOTH.search(question)) and len(entities) >= 2,
             wants_cause=bool(_CAUSE.search(question)),
             wants_history=bool(_HISTORY.search(question)),
+            tense=infer_tense(question),
             router=self.name,
         )
 
@@ -278,6 +284,7 @@ class LLMRouter:
             wants_both=answer.wants_both,
             wants_cause=answer.wants_cause,
             wants_history=rules.wants_history,
+            tense=rules.tense,
             router=self.name,
         )
 

@@ -28,9 +28,10 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from cogmem.models import Intent, RecordType, TimeRange
+from cogmem.models import PLAN_STATUSES, Intent, RecordType, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedTurn
 from cogmem.retrieval.router import Plan
+from cogmem.text import stem, topic_stems
 
 # -- named numbers ----------------------------------------------------------------------
 CLAIM_INTENTS: frozenset[Intent] = frozenset({"opinion", "update"})
@@ -46,6 +47,13 @@ SUPERSEDED_ON_UPDATE = 0.3
 """Factor on a replaced claim for an update question, which asks what holds now."""
 SUPERSEDED_ON_OPINION = 0.8
 """Factor on a replaced claim for an opinion question: still an opinion, just an older one."""
+OVERTAKEN_ON_UPDATE = 0.3
+"""Factor on a turn whose plan a later turn did or called off, for an update question: it
+no longer tells where the plan stands (as :data:`SUPERSEDED_ON_UPDATE` for a claim)."""
+PLAN_RECORDS = frozenset({RecordType.EVENT.value, RecordType.TODO.value})
+LATEST_STATUSES = frozenset({"DONE", "CANCELLED"})
+"""Plan statuses that tell where a plan stands now: what an update question ("is X still
+going to …") asks for."""
 
 GROUND_PER_RESULT = 5
 """Turns grounded per result asked for (k): ranks below k·5 rarely rise into the top k."""
@@ -90,6 +98,12 @@ class RankWeights(BaseModel):
     """Claim bonus (:func:`claim_bonus`) on opinion and update questions."""
     window: float = 0.3
     """The turn or one of its records falls in the question's time window."""
+    status: float = 0.3
+    """Raise (1 + status) for a turn with an Event or a Todo about the question's topic in
+    the plan status the question asks for (:func:`status_fit_about`): done for "when did
+    …", planned for "when is … going to …", done or called off for "is … still …". A raise
+    of the turn's final score, not a share of its base: it tells which of two turns about
+    the same thing is meant, and the turn next to it inherits none of that."""
     previous: float = 0.7
     """Share of the previous turn's base score: the question this turn answers."""
     following: float = 0.2
@@ -142,6 +156,10 @@ class RankWeights(BaseModel):
             # what holds is reconciliation's call, not the wording's: an old claim matches
             # "what does X think of Y now" word for word as well as the new one (no late).
             "update": {"claim": 1.2, "late": 0.0},
+            # "When did …": the extractive answer prefers the done record among the best
+            # five (cogmem.answer); raising it in the ranking cost LoCoMo dev R@10 on
+            # conv-47 (81.3 -> 79.2 at 0.3, docs/own-conversations.md)
+            "temporal": {"status": 0.0},
         }
     )
 
@@ -165,6 +183,8 @@ class TurnScore:
     graph: float = 0.0
     claim: float = 0.0
     window: float = 0.0
+    status: float = 0.0
+    overtaken: bool = False
     asks: bool = False
     base: float = 0.0
     final: float = 0.0
@@ -245,6 +265,8 @@ def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
         return 0.0
     if plan.opinion_source and rec.source != plan.opinion_source:
         return 0.0
+    if about_someone_else(plan, rec.target):
+        return 0.0
     bonus = CLAIM_OF_HOLDER
     if plan.opinion_target and rec.target and rec.target.lower() == plan.opinion_target.lower():
         bonus = CLAIM_ON_TARGET
@@ -253,6 +275,50 @@ def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
     elif rec.status == "SUPERSEDED":
         bonus *= SUPERSEDED_ON_UPDATE if plan.intent == "update" else SUPERSEDED_ON_OPINION
     return bonus
+
+
+def about_someone_else(plan: Plan, target: str | None) -> bool:
+    """Whether a claim targets a person the question does not name, while the question names
+    no target ("is Jin still driving to Cornwall?": Jin's view of Helen answers nothing)."""
+    if plan.opinion_target or not target or not target[:1].isupper():
+        return False
+    return target.lower() not in {e.name.lower() for e in plan.entities}
+
+
+def status_fit(plan: Plan, status: str | None) -> float:
+    """1 when a record's plan status is what the question asks for, else 0: an update
+    question wants the latest word on a plan (done or called off), a "when" question in the
+    past tense what was done, any other "when" question the plan."""
+    if status not in PLAN_STATUSES:
+        return 0.0
+    if plan.intent == "update":
+        return 1.0 if status in LATEST_STATUSES else 0.0
+    if plan.intent != "temporal":
+        return 0.0
+    if plan.tense == "past":
+        return 1.0 if status == "DONE" else 0.0
+    return 1.0 if status in ("PLANNED", "SUPERSEDED") else 0.0  # a plan, done since or not
+
+
+def plan_topic(plan: Plan) -> frozenset[str]:
+    """What a question asks about, as word stems: its keywords less the asked persons'
+    names and the words that only say when ("is Ben still going camping in the Lake
+    District?" → camp, lake, district)."""
+    names = {stem(part) for e in plan.entities for part in e.name.split()}
+    return frozenset(topic_stems(" ".join(plan.keywords)) - names)
+
+
+def status_fit_about(plan: Plan, topic: frozenset[str], status: str | None, text: str) -> float:
+    """:func:`status_fit` for a record whose words (``text``) speak of the question's topic;
+    0 for any other: a plan done or called off on another matter answers nothing."""
+    fit = status_fit(plan, status)
+    return fit if fit and topic & topic_stems(text) else 0.0
+
+
+def overtaken(plan: Plan, rec: ClaimFields) -> bool:
+    """Whether a record is a plan that a later turn did or called off, on an update
+    question (what holds now)."""
+    return plan.intent == "update" and rec.type in PLAN_RECORDS and rec.status == "SUPERSEDED"
 
 
 # -- gathering the signals --------------------------------------------------------------
@@ -289,6 +355,7 @@ def score_turns(
         s.turn_cos = max(s.turn_cos, 2.0 * t.vector - 1.0)
         s.paths.extend(t.path)
     subject = subject_of(plan)
+    topic = plan_topic(plan)
     for rec in records:
         claim = rec.type == RecordType.CLAIM
         if not rec.turn_id or (claim and not admissible(plan, rec, subject)):
@@ -297,6 +364,9 @@ def score_turns(
         s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
         if claim:
             s.claim = max(s.claim, claim_bonus(plan, rec))
+        elif rec.status is not None:
+            s.status = max(s.status, status_fit_about(plan, topic, rec.status, rec.content))
+            s.overtaken = s.overtaken or overtaken(plan, rec)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, rec))
     for rec in graph_hits:
@@ -307,6 +377,9 @@ def score_turns(
         s.graph = max(s.graph, max(2.0 * rec.vector - 1.0, 0.0))
         if claim:
             s.claim = max(s.claim, claim_bonus(plan, rec))
+        elif rec.status is not None:
+            s.status = max(s.status, status_fit_about(plan, topic, rec.status, rec.content))
+            s.overtaken = s.overtaken or overtaken(plan, rec)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, rec))
         s.paths.append("/".join(rec.path))
@@ -317,6 +390,7 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
     """Exact similarities of grounded turns (and their neighbours) and of all their records."""
     subject = subject_of(plan)
     window = plan.window
+    topic = plan_topic(plan)
     for g in grounded:
         s = scores.get(g.id)
         if s is None:
@@ -331,13 +405,17 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
                 if not admissible(plan, rec, subject):
                     continue
                 s.claim = max(s.claim, claim_bonus(plan, rec))
+            elif rec.status is not None:
+                s.status = max(s.status, status_fit_about(plan, topic, rec.status, g.text))
+                s.overtaken = s.overtaken or overtaken(plan, rec)
             s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
 
 
 # -- combining them ---------------------------------------------------------------------
 def combine(w: RankWeights, s: TurnScore) -> float:
-    """A turn's base score from its own signals (negative cosines count as 0)."""
-    return (
+    """A turn's base score from its own signals (negative cosines count as 0), damped for
+    a plan overtaken since on an update question."""
+    return (OVERTAKEN_ON_UPDATE if s.overtaken else 1.0) * (
         w.bm25 * s.bm25
         + w.turn_vector * max(s.turn_cos, 0.0)
         + w.record_vector * max(s.record_cos, 0.0)
@@ -366,8 +444,9 @@ def finish(
     signal a benchmark tries out), then its final score: the base plus a share of the
     previous and the following turn's base (an answer follows its question), times
     ``1 + speaker`` for a turn of the preferred speaker, times ``1 - question`` for a turn
-    that only asks (rarely the evidence; its answer is). Written out in one loop: this runs
-    for every candidate turn, three times a search."""
+    that only asks (rarely the evidence; its answer is), times ``1 + status`` for a turn
+    with the plan status asked for (:attr:`RankWeights.status`). Written out in one loop:
+    this runs for every candidate turn, three times a search."""
     w = weights.for_intent(plan.intent)
     for s in scores.values():
         s.base = combine(w, s)
@@ -393,6 +472,7 @@ def finish(
             )
             * (raised if preferred is not None and s.speaker == preferred else 1.0)
             * (damped if s.asks else 1.0)
+            * (1.0 + w.status * s.status)
         )
 
 
@@ -403,8 +483,12 @@ def ranked(scores: dict[str, TurnScore]) -> list[TurnScore]:
 
 def record_order(plan: Plan, records: Iterable[Candidate]) -> list[Candidate]:
     """The records of one turn, best first, to pick the one shown as its Evidence: by claim
-    bonus, then similarity; outside opinion and update questions, claims come last."""
-    options = sorted(records, key=lambda r: (-claim_bonus(plan, r), -r.vector, r.id))
+    bonus, then the plan status asked for, then similarity; outside opinion and update
+    questions, claims come last."""
+    options = sorted(
+        records,
+        key=lambda r: (-claim_bonus(plan, r), -status_fit(plan, r.status), -r.vector, r.id),
+    )
     if plan.intent not in CLAIM_INTENTS:
         options = [r for r in options if r.type != RecordType.CLAIM] + [
             r for r in options if r.type == RecordType.CLAIM

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from cogmem.text.lexicon import NEGATIVE, POSITIVE, word_set
 from cogmem.text.sentences import SENTENCE, WORD, Span, sentences
+from cogmem.text.stems import content_stems, stem, topic_stems
 from cogmem.text.stopwords import STOPWORDS
 
 __all__ = [
@@ -14,6 +15,9 @@ __all__ = [
     "STOPWORDS",
     "WORD",
     "Span",
+    "content_stems",
     "sentences",
+    "stem",
+    "topic_stems",
     "word_set",
 ]

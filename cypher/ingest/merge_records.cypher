@@ -4,7 +4,10 @@
 // unknown label writes no label, an unknown relationship type nothing; e.props become
 // relationship properties.
 // Aliases accumulate (set union), so entity records can be merged batch after batch.
-// A claim's status is set only when it is created: reconciliation owns it afterwards.
+// A record's status is set only when it is created: a claim's reconciliation owns it
+// afterwards; an Event's or a Todo's is its plan status (PLANNED, DONE, CANCELLED) as its
+// turn tells it, and a later record that does or calls off a plan SUPERSEDES it (the
+// plan's status becomes SUPERSEDED, its node stamped so that searches read it again).
 // An entity row may come without a vector (the writer knows the node has one already);
 // `unembedded` names the records that still have none, for the writer to embed.
 // Every write that adds or replaces vectors bumps the group's vector sequence (one
@@ -30,7 +33,7 @@ FOREACH (_ IN CASE WHEN r.label = 'Decision' THEN [1] ELSE [] END | SET m:Decisi
 FOREACH (_ IN CASE WHEN r.label = 'Todo' THEN [1] ELSE [] END | SET m:Todo)
 FOREACH (_ IN CASE WHEN r.label = 'Reminder' THEN [1] ELSE [] END | SET m:Reminder)
 FOREACH (_ IN CASE WHEN r.label = 'Insight' THEN [1] ELSE [] END | SET m:Insight)
-WITH m, r
+WITH m, r, vseq
 CALL (m, r) {
   WITH m, r WHERE r.props.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(m, 'embedding', r.props.embedding)  // stored as float32
@@ -41,9 +44,9 @@ CALL (m, r) {
   MERGE (m)-[:EVIDENCED_BY]->(t)
   RETURN count(t) AS grounded
 }
-WITH count(m) AS records, sum(grounded) AS evidenced,
+WITH vseq, count(m) AS records, sum(grounded) AS evidenced,
      collect(CASE WHEN m.embedding IS NULL THEN m.id END) AS unembedded
-CALL () {
+CALL (vseq) {
   UNWIND $edges AS e
   MATCH (a:Memory {id: e.src})
   MATCH (b:Memory {id: e.dst})
@@ -67,6 +70,8 @@ CALL () {
     MERGE (a)-[x:CLAIMS]->(b) SET x += e.props)
   FOREACH (_ IN CASE WHEN e.type = 'TARGETS' THEN [1] ELSE [] END |
     MERGE (a)-[x:TARGETS]->(b) SET x += e.props)
+  FOREACH (_ IN CASE WHEN e.type = 'SUPERSEDES' THEN [1] ELSE [] END |
+    MERGE (a)-[x:SUPERSEDES]->(b) SET x += e.props, b.status = 'SUPERSEDED', b.vseq = vseq)
   RETURN count(*) AS edges
 }
 RETURN records, evidenced, unembedded, edges

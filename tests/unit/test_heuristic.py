@@ -194,6 +194,48 @@ def test_a_pronoun_targets_the_person_last_named(turns: list[tuple[str, str]], t
 
 
 @pytest.mark.parametrize(
+    ("turns", "target"),
+    [
+        # one speaker names a person by relation ("my new manager Helen"), the other
+        # answers with "she" and a verb the copula list did not know ("sounds")
+        (
+            [
+                ("Alma", "My new manager Helen cancelled our one-to-one again today."),
+                ("Petra", "She sounds completely disorganised, to be honest."),
+            ],
+            "Helen",
+        ),
+        # a name never seen before, doing something, is the one "she" refers to next, not
+        # the person named turns ago
+        (
+            [
+                ("Alma", "Gunnar is so pushy in meetings."),
+                ("Petra", "Brave! Sophie is running it too. She is very disciplined."),
+            ],
+            "Sophie",
+        ),
+        (
+            [
+                ("Petra", "I met Gunnar at the wedding."),
+                ("Alma", "Mirela took that class, I think she is very patient."),
+            ],
+            "Mirela",
+        ),
+        # the person named last is the one speaking now: the one named before is "he"
+        (
+            [("Alma", "I saw Tomas and Rita at the party."), ("Rita", "Honestly, he is so funny.")],
+            "Tomas",
+        ),
+    ],
+)
+def test_a_pronoun_across_speakers_targets_the_person_last_named_by_either(
+    turns: list[tuple[str, str]], target: str
+) -> None:
+    found = claims_in_chat(turns)
+    assert [(source, tgt) for source, tgt, _, _ in found] == [(turns[-1][0], target)]
+
+
+@pytest.mark.parametrize(
     "turns",
     [
         [("Alma", "I think she is very reliable.")],  # nobody named before

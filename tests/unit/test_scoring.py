@@ -212,7 +212,7 @@ def test_intent_overrides_change_only_their_intent() -> None:
     w = RankWeights()
     assert w.for_intent("multi-hop").speaker > w.speaker
     assert w.for_intent("update").claim > w.claim
-    assert w.for_intent("temporal") is w
+    assert w.for_intent("temporal").status == 0.0 and w.for_intent("single-hop") is w
 
 
 def test_graph_hits_count_their_positive_cosine_and_path() -> None:
