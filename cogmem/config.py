@@ -157,7 +157,18 @@ class Settings(BaseModel):
 
 
 def read_config_file(path: Path | None = None) -> dict[str, Any]:
+    """The config file's settings ({} when there is none yet). ``COGMEM_CONFIG`` naming a
+    file in a folder that does not exist is an error (a typo would otherwise go unseen);
+    a missing file in an existing folder is one cogmem has not written yet (``cogmem neo4j
+    start`` keeps the generated password there)."""
+    explicit = path is None and bool(os.environ.get("COGMEM_CONFIG"))
     path = path or config_path()
+    if explicit and not path.parent.is_dir():
+        raise ConfigError(
+            f"COGMEM_CONFIG names {path}, but its folder {path.parent} does not exist"
+        )
+    if explicit and path.exists() and not path.is_file():
+        raise ConfigError(f"COGMEM_CONFIG names {path}, which is not a file")
     if not path.exists():
         return {}
     try:

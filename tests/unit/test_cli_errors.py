@@ -231,7 +231,7 @@ def _commands(tmp_path: Path) -> dict[str, list[str]]:
 
 def _run(args: list[str], uri: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "COGMEM_"))}
-    env["COGMEM_CONFIG"] = os.environ.get("COGMEM_CONFIG", "/nonexistent/cogmem.toml")
+    env["COGMEM_CONFIG"] = os.environ.get("COGMEM_CONFIG", "/tmp/cogmem-no-config.toml")
     return subprocess.run(
         [sys.executable, "-m", "cogmem.cli", "--uri", uri, *args],
         capture_output=True,

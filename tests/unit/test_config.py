@@ -145,3 +145,17 @@ def test_memory_refuses_a_bad_group_without_connecting(cfg: Path) -> None:
     with pytest.raises(ValueError, match="question is empty"):
         check_question("")
     mem.close()
+
+
+def test_cogmem_config_in_a_missing_folder_is_refused_with_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = tmp_path / "no-such-folder" / "config.toml"
+    monkeypatch.setenv("COGMEM_CONFIG", str(wrong))
+    with pytest.raises(ConfigError, match="no-such-folder"):
+        load_settings()
+    monkeypatch.setenv("COGMEM_CONFIG", str(tmp_path))  # a folder, not a file
+    with pytest.raises(ConfigError, match="not a file"):
+        load_settings()
+    monkeypatch.setenv("COGMEM_CONFIG", str(tmp_path / "config.toml"))  # not written yet
+    assert load_settings().group == "default"

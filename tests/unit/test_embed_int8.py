@@ -117,9 +117,11 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # -- the setting ---------------------------------------------------------------------
 
 
-def test_setting_default_env_and_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_setting_default_env_and_validation(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     assert Settings().embed_backend == "auto"
-    monkeypatch.setenv("COGMEM_CONFIG", "/nonexistent/cogmem.toml")
+    monkeypatch.setenv("COGMEM_CONFIG", str(tmp_path / "cogmem.toml"))  # none written
     monkeypatch.setenv("COGMEM_EMBED_BACKEND", "onnx-int8")
     assert load_settings().embed_backend == "onnx-int8"
     monkeypatch.setenv("COGMEM_EMBED_BACKEND", "tensorflow")
