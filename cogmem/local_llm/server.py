@@ -126,6 +126,7 @@ class LocalLLMServer:
         )
         try:
             self.wait_ready(timeout_s)
+            self.sanity_check(timeout_s)
         except BaseException:
             self.stop()
             raise
@@ -154,6 +155,40 @@ class LocalLLMServer:
             f"the llama.cpp server did not answer on {self.base_url} within {timeout_s:.0f}s"
             f"{self._log_hint()}"
         )
+
+    def sanity_check(self, timeout_s: float) -> str:
+        """One short completion: the weights load *and* generate (a llama.cpp built for
+        the wrong CPU answers ``/v1/models`` and then dies on the first token)."""
+        body = json.dumps(
+            {
+                "model": self.model.name,
+                "messages": [{"role": "user", "content": "Say OK."}],
+                "max_tokens": 4,
+                "temperature": 0,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                answer = json.loads(response.read())
+            text = answer["choices"][0]["message"]["content"]
+        except (OSError, urllib.error.URLError, ValueError, KeyError, IndexError, TypeError):
+            time.sleep(0.5)
+            code = self.process.poll() if self.process is not None else None
+            died = f" (the server exited with code {code})" if code is not None else ""
+            raise LocalLLMError(
+                f"the llama.cpp server did not complete a first test prompt{died}; if it died "
+                "with -11, rebuild llama-cpp-python for this CPU: CMAKE_ARGS='-DGGML_NATIVE=OFF "
+                "-DGGML_AVX512=OFF' pip install --no-cache-dir --force-reinstall "
+                f"'{LLAMA_CPP_REQUIREMENT}'{self._log_hint()}"
+            ) from None
+        if not isinstance(text, str):
+            raise LocalLLMError("the llama.cpp server's first test completion had no text")
+        return text
 
     def _log_hint(self) -> str:
         return f" (log: {self.log_path})" if self.log_path is not None else ""
