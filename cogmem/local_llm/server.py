@@ -83,7 +83,7 @@ class LocalLLMServer:
         return [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "cogmem.local_llm.launch",  # llama_cpp.server, extra buffer types off
             "--model",
             str(self.model.path),
             "--model_alias",
