@@ -310,6 +310,8 @@ class LLMClient:
         }
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if self.settings.llm_max_tokens is not None:  # a small local model may never stop
+            kwargs["max_tokens"] = self.settings.llm_max_tokens
         response = self._call(lambda: self._client.chat.completions.create(**kwargs))
         choices = getattr(response, "choices", None) or []
         if not choices:

@@ -107,6 +107,7 @@ class LocalLLMServer:
             "COGMEM_LLM_BASE_URL": self.base_url,
             "COGMEM_LLM_MODEL": self.model.name,
             "COGMEM_LLM_MAX_RETRIES": "1",
+            "COGMEM_LLM_MAX_TOKENS": "512",
         }
 
     def start(self, timeout_s: float = 120.0) -> LocalLLMServer:

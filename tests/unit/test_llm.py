@@ -442,3 +442,12 @@ def test_extract_json_object_recovers_the_object(obj: dict[str, object], prefix:
 def test_extract_json_object_rejects_non_objects(text: str) -> None:
     with pytest.raises(ValueError):
         extract_json_object(text)
+
+
+def test_max_tokens_is_sent_only_when_set(llm_server: ScriptedLLMServer) -> None:
+    llm_server.set_default(lambda request: GOOD)
+    ask(make_client(llm_server))
+    ask(make_client(llm_server, llm_max_tokens=64))
+    first, second = (r.json for r in llm_server.chat_requests)
+    assert "max_tokens" not in first
+    assert second["max_tokens"] == 64
