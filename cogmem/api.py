@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
+from cogmem.answer_check import check_answer
 from cogmem.clients import Clients
 from cogmem.config import ConfigError, Settings, check_group, load_settings
 from cogmem.consolidate import JOBS, ConsolidationReport, ConsolidationSettings, Job
@@ -444,7 +445,9 @@ class Memory:
 
     def ask(self, question: str, k: int = 10, budget_tokens: int = 2000) -> Answer:
         """Answer from memory: with an LLM, a reasoning-aware prompt over the packed
-        evidence; offline (or if the LLM fails), an extractive answer."""
+        evidence, kept when it holds against that evidence
+        (:func:`~cogmem.answer_check.check_answer`); offline, or when the LLM fails or its
+        answer does not hold, an extractive answer. The trace says which it was."""
         retrieval = self.retrieve(question, k=k)
         text = None
         llm = self.llm
@@ -460,13 +463,29 @@ class Memory:
                         returned=0,
                     )
                 )
+            if text is not None:
+                ids = [e.turn_source_id for e in block.included if e.turn_source_id]
+                check = check_answer(text, question, block.text, ids)
+                verdict = "kept" if check.holds else "extractive answer instead"
+                retrieval.trace.append(
+                    TraceStep(
+                        operator="answer",
+                        detail=f"LLM answer {verdict}: {check.reason}",
+                        returned=1 if check.holds else 0,
+                    )
+                )
+                if not check.holds:
+                    text = None
+        answered_by: Literal["llm", "extractive"] = "llm"
         if text is None:
             text = extractive_answer(retrieval.plan, retrieval.evidence)
+            answered_by = "extractive"
         return Answer(
             text=text,
             evidence=retrieval.evidence,
             trace=retrieval.trace,
             intent=retrieval.plan.intent,
+            answered_by=answered_by,
         )
 
     # -- consolidation ---------------------------------------------------------------

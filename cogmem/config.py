@@ -37,6 +37,7 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "llm_embed_model": ("COGMEM_LLM_EMBED_MODEL",),
     "llm_timeout_s": ("COGMEM_LLM_TIMEOUT",),
     "llm_max_retries": ("COGMEM_LLM_MAX_RETRIES",),
+    "llm_max_tokens": ("COGMEM_LLM_MAX_TOKENS",),
     "home": ("COGMEM_HOME",),
 }
 
@@ -135,6 +136,7 @@ class Settings(BaseModel):
     llm_embed_model: str = "text-embedding-3-small"
     llm_timeout_s: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=3, ge=0, le=10)
+    llm_max_tokens: int | None = Field(default=None, gt=0)  # cap on an answer's tokens
     home: Path = Field(default_factory=default_home)
 
     @field_validator("group", mode="before")

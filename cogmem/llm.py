@@ -3,7 +3,16 @@ chat completions for the LLM, ``/embeddings`` for :class:`~cogmem.embed.OpenAIEm
 
 :class:`LLMClient` wraps the client with cogmem's own retry policy: exponential backoff
 with jitter on timeouts, connection errors, 408/409/429 and 5xx, and on answers that are
-not the JSON asked for; any other 4xx fails at once. Every failed attempt is counted by
+not the JSON asked for; any other 4xx fails at once.
+
+Structured output asks for ``response_format: json_schema`` first. Servers differ in what
+they take (llama-cpp-python's server answers ``json_schema`` with HTTP 500 but constrains
+``{"type": "json_object", "schema": …}``), so a client learns once: until a structured call
+has succeeded, a refusal of a format (a 400, 415 or 422 at once; a 5xx the second time in
+one call, since one 5xx may be a passing fault) steps down without backoff to
+``json_object`` with the schema, then to plain ``json_object`` (the schema then goes into
+the system message). The first format that succeeds is kept for every later call, where a
+5xx is an ordinary retryable failure again. Every failed attempt is counted by
 reason in :class:`LLMStats` and logged at WARNING. The API key never reaches a log line or
 an exception message. An LLM is optional in cogmem: nothing here is called when
 ``settings.llm == "none"``; :mod:`cogmem.clients` decides that and builds the one client.
@@ -32,6 +41,10 @@ M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+REFUSAL_STATUS = frozenset({400, 415, 422})
+"""With a 5xx: how a server refuses a response format it does not support."""
+RESPONSE_FORMATS = ("json_schema", "json_object+schema", "json_object")
+"""Structured-output formats, strongest first; a client steps down until one is accepted."""
 _SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -83,6 +96,9 @@ class LLMStats(BaseModel):
     errors: int = 0  # calls that ended in LLMError
     failures: dict[str, int] = Field(default_factory=dict)  # failed attempts by reason
     seconds: float = 0.0  # wall time in calls, backoff included
+    response_format: str = RESPONSE_FORMATS[0]  # what structured calls ask for now
+    format_confirmed: bool = False  # a structured call has succeeded with it
+    format_fallbacks: int = 0  # refusals that made the client step down a format
 
 
 @dataclass(eq=False)
@@ -201,27 +217,39 @@ class LLMClient:
 
         A malformed or schema-invalid answer counts as a failed attempt and is retried.
         """
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": _schema_name(name),
-                "schema": schema.model_json_schema(),
-                "strict": False,
-            },
-        }
+        json_schema = schema.model_json_schema()
+        tried: list[str] = []  # the format each attempt asked for
+        server_errors: dict[str, int] = {}  # 5xx answers per format, in this call
 
         def attempt() -> M:
-            content = self._chat(system, user, temperature, response_format)
+            fmt = self.stats.response_format
+            tried.append(fmt)
+            content = self._chat(
+                _system_for(system, json_schema, fmt),
+                user,
+                temperature,
+                _response_format(fmt, json_schema, name),
+            )
             try:
                 data = extract_json_object(content)
             except ValueError as exc:
                 raise _Failure("malformed_json", str(exc), retryable=True) from None
             try:
-                return schema.model_validate(data)
+                value = schema.model_validate(data)
             except ValidationError as exc:
                 raise _Failure("invalid_schema", _validation_summary(exc), retryable=True) from None
+            self._confirm_format(fmt)
+            return value
 
-        return self._run(f"complete_json[{_schema_name(name)}]", attempt)
+        def adapt(failure: _Failure) -> bool:
+            return self._step_down(tried[-1], failure, server_errors)
+
+        return self._run(f"complete_json[{_schema_name(name)}]", attempt, adapt)
+
+    @property
+    def response_format(self) -> str:
+        """The structured-output format this client asks for now (see the module doc)."""
+        return self.stats.response_format
 
     def complete_text(self, system: str, user: str, *, temperature: float = 0.0) -> str:
         """A plain chat completion (an answer); an empty answer counts as a failed attempt."""
@@ -282,6 +310,8 @@ class LLMClient:
         }
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if self.settings.llm_max_tokens is not None:  # a small local model may never stop
+            kwargs["max_tokens"] = self.settings.llm_max_tokens
         response = self._call(lambda: self._client.chat.completions.create(**kwargs))
         choices = getattr(response, "choices", None) or []
         if not choices:
@@ -294,6 +324,44 @@ class LLMClient:
             reason = "malformed_json" if response_format is not None else "empty_response"
             raise _Failure(reason, detail, retryable=True)
         return content
+
+    def _step_down(self, fmt: str, failure: _Failure, server_errors: dict[str, int]) -> bool:
+        """After a structured attempt that asked for ``fmt`` failed: whether the next
+        attempt asks for a weaker format (it then follows at once, not counted as a retry)."""
+        status = failure.status
+        if status is None:
+            return False
+        if status >= 500:
+            server_errors[fmt] = server_errors.get(fmt, 0) + 1
+            refused = server_errors[fmt] >= 2
+        else:
+            refused = status in REFUSAL_STATUS
+        if not refused:
+            return False
+        with self._lock:
+            stats = self.stats
+            if stats.response_format != fmt:  # another call has already moved on
+                return True
+            current = RESPONSE_FORMATS.index(fmt)
+            if stats.format_confirmed or current + 1 >= len(RESPONSE_FORMATS):
+                return False
+            stats.response_format = RESPONSE_FORMATS[current + 1]
+            stats.format_fallbacks += 1
+        logger.warning(
+            "LLM server refused response_format %s (%s); trying %s",
+            fmt,
+            failure.reason,
+            RESPONSE_FORMATS[current + 1],
+        )
+        return True
+
+    def _confirm_format(self, fmt: str) -> None:
+        with self._lock:
+            if self.stats.format_confirmed or self.stats.response_format != fmt:
+                return
+            self.stats.format_confirmed = True
+        if fmt != RESPONSE_FORMATS[0]:
+            logger.warning("LLM server takes response_format %s; kept for this client", fmt)
 
     def _call(self, fn: Callable[[], T]) -> T:
         """One HTTP request; the client's exceptions become :class:`_Failure`."""
@@ -319,18 +387,31 @@ class LLMClient:
             detail = f"{type(exc).__name__}: {self._redact(str(exc))}"
             raise _Failure("bad_response", detail, retryable=True) from None
 
-    def _run(self, op: str, attempt: Callable[[], T]) -> T:
+    def _run(
+        self,
+        op: str,
+        attempt: Callable[[], T],
+        adapt: Callable[[_Failure], bool] | None = None,
+    ) -> T:
+        """``attempt`` until it succeeds or the retries run out. ``adapt`` (structured
+        calls) may change what the next attempt asks for after a failure; such an attempt
+        follows at once and does not use up a retry."""
         started = time.monotonic()
         attempts = self.max_retries + 1
         with self._lock:
             self.stats.calls += 1
         last: _Failure | None = None
+        adapted = False
+        number = 0
         try:
-            for number in range(1, attempts + 1):
-                if last is not None:
-                    self._sleep(self._backoff(number - 2, last.retry_after))
+            while number < attempts or adapted:
+                if last is not None and not adapted:
+                    self._sleep(self._backoff(number - 1, last.retry_after))
                     with self._lock:
                         self.stats.retries += 1
+                if not adapted:
+                    number += 1
+                adapted = False
                 with self._lock:
                     self.stats.attempts += 1
                 try:
@@ -338,7 +419,8 @@ class LLMClient:
                 except _Failure as failure:
                     last = failure
                     self._count_failure(op, failure, number, attempts)
-                    if not failure.retryable:
+                    adapted = adapt is not None and adapt(failure)
+                    if not failure.retryable and not adapted:
                         break
             assert last is not None
             if last.retryable:
@@ -386,6 +468,26 @@ class LLMClient:
         if len(text) > _MAX_DETAIL:
             text = text[:_MAX_DETAIL] + "…"
         return text
+
+
+def _response_format(fmt: str, json_schema: dict[str, Any], name: str) -> dict[str, Any]:
+    """The ``response_format`` of one of :data:`RESPONSE_FORMATS`."""
+    if fmt == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": _schema_name(name), "schema": json_schema, "strict": False},
+        }
+    if fmt == "json_object+schema":  # llama-cpp-python turns the schema into a grammar
+        return {"type": "json_object", "schema": json_schema}
+    return {"type": "json_object"}
+
+
+def _system_for(system: str, json_schema: dict[str, Any], fmt: str) -> str:
+    """The system message; with plain ``json_object`` the schema has to be told in words."""
+    if fmt != "json_object":
+        return system
+    compact = json.dumps(json_schema, separators=(",", ":"))
+    return f"{system}\n\nAnswer with one JSON object that follows this JSON schema:\n{compact}"
 
 
 def _validation_summary(exc: ValidationError) -> str:

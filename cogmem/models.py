@@ -245,6 +245,9 @@ class Answer(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     intent: str | None = None
+    answered_by: Literal["llm", "extractive"] = "extractive"
+    """Who wrote ``text``: the LLM (its answer held against the evidence) or the extractive
+    answer (offline, or the LLM failed, or its answer did not hold)."""
 
     def __str__(self) -> str:
         """The answer, then the turns it rests on: ``text`` and ``(evidence: D1:3, D2:1)``."""

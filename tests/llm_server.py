@@ -11,6 +11,10 @@ and ``GET /v1/models``. Tests script what the chat endpoint answers, one item pe
         assert server.chat_requests[0].json["model"] == "test-model"
 
 When the queue is empty, ``server.default`` (a ``handler(request_json) -> str``) answers.
+``server.refuse("json_schema", 500)`` makes the server answer every chat request that asks
+for that response format with that status, before the queue is looked at (as
+llama-cpp-python's server answers ``json_schema``); :func:`format_of` names a request's
+format (``json_schema``, ``json_object+schema``, ``json_object`` or ``text``).
 Every request is recorded (method, path, headers, JSON body) in ``server.requests``.
 
 Expose the ``llm_server`` fixture with ``pytest_plugins = ["tests.llm_server"]`` in the
@@ -129,6 +133,7 @@ class ScriptedLLMServer:
         self.host = host
         self.requests: list[RecordedRequest] = []
         self._queues: dict[Endpoint, deque[Action]] = {"chat": deque(), "embeddings": deque()}
+        self.refused: dict[str, int] = {}  # response format -> the status it is refused with
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -208,6 +213,11 @@ class ScriptedLLMServer:
     def garbage(self) -> ScriptedLLMServer:
         """Answer the next chat request with content that is not JSON."""
         return self._push(Reply(GARBAGE), "chat")
+
+    def refuse(self, response_format: str, status: int = 500) -> ScriptedLLMServer:
+        """Answer every chat request asking for ``response_format`` with ``status``."""
+        self.refused[response_format] = status
+        return self
 
     def handler(self, fn: Handler) -> ScriptedLLMServer:
         """Answer the next chat request with ``fn(request_json)``."""
@@ -382,6 +392,10 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, _error_body(404, None))
                 return
+            refused = server.refused.get(format_of(request)) if endpoint == "chat" else None
+            if refused is not None:
+                self._send(refused, _error_body(refused, "response_format not supported"))
+                return
             action = server._next(endpoint)
             if isinstance(action, Hang):
                 server._stopping.wait(action.seconds)
@@ -401,6 +415,16 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, server.completion(request, content))
 
     return _Handler
+
+
+def format_of(request: dict[str, Any]) -> str:
+    """The structured-output format a chat request asks for (``text`` for none)."""
+    fmt = request.get("response_format")
+    if not isinstance(fmt, dict):
+        return "text"
+    if fmt.get("type") == "json_object":
+        return "json_object+schema" if "schema" in fmt else "json_object"
+    return str(fmt.get("type"))
 
 
 def settings_for(server: ScriptedLLMServer, **overrides: Any) -> Settings:

@@ -1,8 +1,9 @@
 """The ``cogmem`` command line (typer). Readable tables by default, ``--json`` for scripts.
 
 This module holds the app and its global options; each command group lives in its own
-module (admin, data, inspect, consolidate, neo4j, bench) and is registered here, in the
-order ``cogmem --help`` lists them. Every command works through :class:`cogmem.api.Memory`.
+module (admin, data, inspect, consolidate, neo4j, bench, service, llm) and is registered
+here, in the order ``cogmem --help`` lists them. Every command works through
+:class:`cogmem.api.Memory`.
 
 The global options (``--uri``, ``--user``, ``--password``, ``--database``, ``--embedder``,
 ``--embedder-path``, ``--group``, ``--debug``) are accepted after the command too
@@ -20,7 +21,7 @@ from typer._click import core as click  # typer ships its own click (its classes
 from typer._click.exceptions import ClickException
 from typer.core import TyperGroup, TyperOption
 
-from cogmem.cli import admin, bench, consolidate, data, inspect, neo4j, service
+from cogmem.cli import admin, bench, consolidate, data, inspect, llm, neo4j, service
 from cogmem.cli.common import State, err, report
 
 GLOBAL_VALUE_OPTIONS = frozenset(
@@ -200,3 +201,4 @@ app.command("serve")(service.serve)
 app.add_typer(neo4j.neo4j_app, name="neo4j")
 app.add_typer(bench.bench_app, name="bench")
 app.add_typer(service.token_app, name="token")
+app.add_typer(llm.llm_app, name="llm")

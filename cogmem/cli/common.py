@@ -43,6 +43,7 @@ def known_errors() -> tuple[type[BaseException], ...]:
     from cogmem.embed import EmbedderUnavailable
     from cogmem.ingest import ReaderError
     from cogmem.llm import LLMError
+    from cogmem.local_llm import LocalLLMError, WeightsError
     from cogmem.server.local import ServerError
 
     return (
@@ -53,6 +54,8 @@ def known_errors() -> tuple[type[BaseException], ...]:
         EmbedderUnavailable,
         QuestionError,
         LLMError,
+        WeightsError,
+        LocalLLMError,
     )
 
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from cogmem.config import Settings
-from cogmem.llm import LLMClient, LLMError, extract_json_object
-from tests.llm_server import ScriptedLLMServer, fake_embedding, settings_for
+from cogmem.llm import RESPONSE_FORMATS, LLMClient, LLMError, LLMStats, extract_json_object
+from tests.llm_server import ScriptedLLMServer, fake_embedding, format_of, settings_for
 
 pytestmark = pytest.mark.unit
 
@@ -42,6 +42,17 @@ def make_client(server: ScriptedLLMServer, **overrides: object) -> LLMClient:
 
 def ask(client: LLMClient) -> Answer:
     return client.complete_json("You answer in JSON.", "What is it?", Answer, name="answer")
+
+
+def settled(client: LLMClient, server: ScriptedLLMServer) -> LLMClient:
+    """The client after one good structured call (its format is learnt), counters and the
+    server's record cleared: what follows is an ordinary call on a settled client."""
+    server.reply(GOOD)
+    ask(client)
+    assert client.stats.format_confirmed
+    client.stats = LLMStats(response_format=client.response_format, format_confirmed=True)
+    server.clear()
+    return client
 
 
 # -- success -------------------------------------------------------------------------------
@@ -118,10 +129,10 @@ def test_retryable_status_then_success(llm_server: ScriptedLLMServer, status: in
 
 
 def test_retries_run_out_on_5xx(llm_server: ScriptedLLMServer) -> None:
+    client = settled(make_client(llm_server), llm_server)
     for _ in range(3):
         llm_server.fail(500)
     llm_server.reply(GOOD)  # never reached: max_retries=2 means 3 attempts
-    client = make_client(llm_server)
     with pytest.raises(LLMError) as info:
         ask(client)
     assert info.value.reason == "http_500"
@@ -136,8 +147,8 @@ def test_retries_run_out_on_5xx(llm_server: ScriptedLLMServer) -> None:
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
 def test_client_errors_are_not_retried(llm_server: ScriptedLLMServer, status: int) -> None:
+    client = settled(make_client(llm_server), llm_server)
     llm_server.fail(status).reply(GOOD)
-    client = make_client(llm_server)
     with pytest.raises(LLMError) as info:
         ask(client)
     assert str(status) in str(info.value)
@@ -232,7 +243,6 @@ def test_backoff_is_exponential_jittered_capped_and_honours_retry_after(
     llm_server: ScriptedLLMServer,
 ) -> None:
     waits: list[float] = []
-    llm_server.fail(500).fail(500).fail(500).fail(429, headers={"retry-after": "3"}).reply(GOOD)
     client = LLMClient(
         settings_for(llm_server, llm_max_retries=4),
         backoff_base_s=0.2,
@@ -240,11 +250,114 @@ def test_backoff_is_exponential_jittered_capped_and_honours_retry_after(
         sleep=waits.append,
         rng=lambda: 1.0,
     )
+    settled(client, llm_server)
+    llm_server.fail(500).fail(500).fail(500).fail(429, headers={"retry-after": "3"}).reply(GOOD)
     assert ask(client).answer == 42
     assert waits == pytest.approx([0.2, 0.4, 0.5, 0.5])  # 0.2, 0.4, capped, retry-after capped
     low = LLMClient(settings_for(llm_server), backoff_base_s=0.2, rng=lambda: 0.0)
     assert low._backoff(0, None) == pytest.approx(0.1)  # equal jitter: half to full
     assert low._backoff(0, 2.0) == pytest.approx(2.0)
+
+
+# -- learning the response format ------------------------------------------------------------
+
+
+def test_a_server_refusing_json_schema_with_500_is_learnt_once(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    """llama-cpp-python's server answers json_schema with HTTP 500 and constrains
+    json_object + schema: the first call finds that out, every later call asks for it."""
+    llm_server.refuse("json_schema", 500).set_default(lambda request: GOOD)
+    client = make_client(llm_server)
+    for _ in range(4):
+        assert ask(client) == Answer(answer=42, reason="because")
+    formats = [format_of(r.json) for r in llm_server.chat_requests]
+    # one 5xx may pass: json_schema is asked twice, then never again
+    assert formats == ["json_schema", "json_schema"] + ["json_object+schema"] * 4
+    assert client.response_format == "json_object+schema"
+    assert client.stats.format_confirmed
+    assert client.stats.format_fallbacks == 1
+    assert client.stats.failures == {"http_500": 2}
+    assert client.stats.retries == 1  # the second json_schema try; the step down is not one
+    assert client.stats.errors == 0
+    body = llm_server.chat_requests[2].json
+    assert body["response_format"] == {"type": "json_object", "schema": Answer.model_json_schema()}
+    assert body["messages"][0]["content"] == "You answer in JSON."  # the schema does the work
+
+
+def test_format_refused_with_400_steps_down_at_once_to_plain_json_object(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.refuse("json_schema", 400).refuse("json_object+schema", 422)
+    llm_server.set_default(lambda request: GOOD)
+    client = make_client(llm_server)
+    assert ask(client).answer == 42
+    assert ask(client).answer == 42
+    formats = [format_of(r.json) for r in llm_server.chat_requests]
+    assert formats == ["json_schema", "json_object+schema", "json_object", "json_object"]
+    assert client.response_format == "json_object"
+    assert client.stats.retries == 0
+    assert client.stats.format_fallbacks == 2
+    # without a schema in the request the system message carries it
+    system = llm_server.chat_requests[-1].message("system")
+    assert system.startswith("You answer in JSON.")
+    assert json.dumps(Answer.model_json_schema(), separators=(",", ":")) in system
+
+
+def test_one_passing_5xx_does_not_change_the_format(llm_server: ScriptedLLMServer) -> None:
+    llm_server.fail(503).reply(GOOD).reply(GOOD)
+    client = make_client(llm_server)
+    ask(client)
+    ask(client)
+    assert [format_of(r.json) for r in llm_server.chat_requests] == ["json_schema"] * 3
+    assert client.response_format == "json_schema" and client.stats.format_fallbacks == 0
+
+
+def test_a_settled_format_is_kept_through_later_server_errors(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    client = settled(make_client(llm_server), llm_server)
+    llm_server.fail(500).fail(502).reply(GOOD)
+    assert ask(client).answer == 42
+    assert [format_of(r.json) for r in llm_server.chat_requests] == ["json_schema"] * 3
+    assert client.stats.retries == 2 and client.stats.format_fallbacks == 0
+
+
+def test_a_server_refusing_every_format_fails_in_bounded_requests(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    for fmt in RESPONSE_FORMATS:
+        llm_server.refuse(fmt, 500)
+    client = make_client(llm_server)  # max_retries=2: 3 attempts, plus the two step downs
+    with pytest.raises(LLMError) as info:
+        ask(client)
+    assert info.value.reason == "http_500"
+    assert len(llm_server.chat_requests) == 5
+    assert client.response_format == "json_object" and not client.stats.format_confirmed
+    llm_server.clear()
+    with pytest.raises(LLMError):  # the next call does not climb back up the ladder
+        ask(client)
+    assert [format_of(r.json) for r in llm_server.chat_requests] == ["json_object"] * 3
+
+
+def test_malformed_answers_do_not_change_the_format(llm_server: ScriptedLLMServer) -> None:
+    llm_server.garbage().garbage().garbage()
+    client = make_client(llm_server)
+    with pytest.raises(LLMError) as info:
+        ask(client)
+    assert info.value.reason == "malformed_json"
+    assert client.response_format == "json_schema"
+    assert not client.stats.format_confirmed
+
+
+def test_text_completions_never_send_a_format(llm_server: ScriptedLLMServer) -> None:
+    llm_server.refuse("json_schema", 500).set_default(lambda request: GOOD)
+    client = make_client(llm_server)
+    ask(client)
+    llm_server.clear()
+    llm_server.reply("Paris.")
+    assert client.complete_text("Answer briefly.", "Capital of France?") == "Paris."
+    assert format_of(llm_server.chat_requests[0].json) == "text"
 
 
 # -- secrets -------------------------------------------------------------------------------
@@ -329,3 +442,12 @@ def test_extract_json_object_recovers_the_object(obj: dict[str, object], prefix:
 def test_extract_json_object_rejects_non_objects(text: str) -> None:
     with pytest.raises(ValueError):
         extract_json_object(text)
+
+
+def test_max_tokens_is_sent_only_when_set(llm_server: ScriptedLLMServer) -> None:
+    llm_server.set_default(lambda request: GOOD)
+    ask(make_client(llm_server))
+    ask(make_client(llm_server, llm_max_tokens=64))
+    first, second = (r.json for r in llm_server.chat_requests)
+    assert "max_tokens" not in first
+    assert second["max_tokens"] == 64

@@ -275,6 +275,8 @@ def test_schema_invalid_answer_falls_back(
 def test_server_errors_until_retries_run_out_fall_back(
     extractor: LLMExtractor, llm_server: ScriptedLLMServer
 ) -> None:
+    first = extractor.extract(make_turn(T1), ctx())  # the client learns its format
+    assert first.fallback is False
     llm_server.fail(500).fail(503)
     result = extractor.extract(make_turn(T1), ctx())
     assert result.fallback is True
@@ -282,10 +284,11 @@ def test_server_errors_until_retries_run_out_fall_back(
     assert extractor.stats.fallbacks == 1
     assert extractor.stats.llm.failures == {"http_500": 1, "http_503": 1}
     assert extractor.stats.llm.retries == 1
+    assert extractor.client.response_format == "json_schema"  # server errors, not a refusal
     # the next turn goes to the LLM again
     again = extractor.extract(make_turn(T1), ctx())
     assert again.fallback is False
-    assert extractor.stats.llm_ok == 1
+    assert extractor.stats.llm_ok == 2
 
 
 def test_one_retry_then_llm_answer(extractor: LLMExtractor, llm_server: ScriptedLLMServer) -> None:
