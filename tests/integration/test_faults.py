@@ -15,6 +15,7 @@ from neo4j.exceptions import Neo4jError
 
 from cogmem.api import Memory
 from cogmem.config import Settings, load_settings
+from cogmem.llm import LLMStats
 from cogmem.server import local as localserver
 from cogmem.store import Store, Unreachable
 from tests.llm_server import ScriptedLLMServer, settings_for
@@ -229,6 +230,11 @@ def test_llm_failures_are_retried_then_fall_back_and_are_counted(
     llm_server.set_default(_valid_records)
     script(llm_server)  # the first turn's three attempts fail
     mem = Memory(settings, store=store)
+    # a client that a first good call has taught the server's response format (a fresh
+    # client takes two 5xx in one call as a refusal of the format and steps down instead:
+    # tests/unit/test_llm.py)
+    assert mem.llm is not None
+    mem.llm.stats = LLMStats(response_format=mem.llm.response_format, format_confirmed=True)
     summary = mem.ingest(write(tmp_path, conversation(4)))
     assert summary.extractor == "llm"
     assert summary.turns == 4
