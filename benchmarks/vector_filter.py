@@ -107,7 +107,7 @@ class Report(BaseModel):
 # ----------------------------------------------------------------------------- data
 
 
-class Store:
+class SyntheticStore:
     """A seeded synthetic store: group sizes, embeddings (float32, unit rows), group ids."""
 
     def __init__(
@@ -196,7 +196,7 @@ def index_quantized(info: dict[str, Any]) -> bool | None:
     return None
 
 
-def holds(driver: Driver, store: Store, quantization: bool) -> str:
+def holds(driver: Driver, store: SyntheticStore, quantization: bool) -> str:
     """What ``--reuse`` can keep: ``"all"`` when the database holds exactly ``store`` with an
     online vector index of the asked quantization, ``"nodes"`` when only the nodes match (the
     vector index is rebuilt), ``""`` when nothing does."""
@@ -215,7 +215,7 @@ def holds(driver: Driver, store: Store, quantization: bool) -> str:
 def build(
     driver: Driver,
     server: str,
-    store: Store,
+    store: SyntheticStore,
     cypher_25: bool,
     quantization: bool,
     batch: int,
@@ -266,7 +266,7 @@ def build(
 def measure(
     driver: Driver,
     server: str,
-    store: Store,
+    store: SyntheticStore,
     scenario: str,
     gid: str,
     method: str,
@@ -359,14 +359,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def make_stores(args: argparse.Namespace) -> list[tuple[Store, list[tuple[str, str]]]]:
+def make_stores(args: argparse.Namespace) -> list[tuple[SyntheticStore, list[tuple[str, str]]]]:
     def n(x: int) -> int:
         return max(args.k, round(x * args.scale))
 
-    def store(name: str, groups: list[tuple[str, int]], seed: int) -> Store:
-        return Store(name, groups, args.dim, args.clusters, args.topics, args.noise, seed)
+    def store(name: str, groups: list[tuple[str, int]], seed: int) -> SyntheticStore:
+        return SyntheticStore(name, groups, args.dim, args.clusters, args.topics, args.noise, seed)
 
-    out: list[tuple[Store, list[tuple[str, str]]]] = []
+    out: list[tuple[SyntheticStore, list[tuple[str, str]]]] = []
     wanted = args.stores.split(",")
     if "alone" in wanted:
         alone = store("alone", [("g-alone", n(args.alone))], args.seed)

@@ -292,6 +292,8 @@ def status_fit(plan: Plan, status: str | None) -> float:
     if status not in PLAN_STATUSES:
         return 0.0
     if plan.intent == "update":
+        if plan.opinion_target:  # "what does X think of Y now": a view, not a plan
+            return 0.0
         return 1.0 if status in LATEST_STATUSES else 0.0
     if plan.intent != "temporal":
         return 0.0
