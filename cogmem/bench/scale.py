@@ -194,6 +194,10 @@ class SizePoint(BaseModel):
     search of a process; before the warm searches here)."""
     cold_ms: dict[str, float] = {}
     """Mean ms of each part of a search through Neo4j alone (no copy in process)."""
+    dense_traverse: dict[str, float] = {}
+    """Traverse (two hops from a person) through Neo4j alone, with dense nodes reached
+    through the vector index and with every neighbour scored: mean ms of each, and the
+    share of the exact candidates the shortcut also returns."""
 
 
 class ScaleReport(BaseModel):
@@ -293,6 +297,7 @@ def run_scale(
         memory.await_indexes(seconds=600)
         clear_vector_caches()
         cold = _cold_searches(memory, queries, random.Random(seed + 2 * size))
+        dense = _dense_traverse(memory, queries, random.Random(seed + 3 * size))
         clear_vector_caches()
         load_started = time.perf_counter()
         persons = {p["name"]: p["id"] for p in memory.operators().persons()}
@@ -356,6 +361,7 @@ def run_scale(
                 peak_rss_mib=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                 vectors_load_s=round(vectors_load_s, 2),
                 cold_ms={k: round(1000 * sum(v) / max(len(v), 1), 1) for k, v in cold.items()},
+                dense_traverse=dense,
             )
         )
     plans = profile_plans(memory, memory.operators())
@@ -382,6 +388,47 @@ def _cold_searches(memory: Memory, queries: int, rng: random.Random) -> dict[str
             for name, seconds in result.seconds.items():
                 parts.setdefault(name, []).append(seconds)
     return parts
+
+
+def _dense_traverse(memory: Memory, queries: int, rng: random.Random) -> dict[str, float]:
+    """Two-hop traversals from a person through Neo4j alone, as the cold path runs them
+    (a node of more than DENSE_DEGREE relationships through the vector index) and with
+    every neighbour scored (the shortcut off): mean ms of each and the share of the exact
+    candidates the shortcut returns too."""
+    from cogmem.retrieval import graph_source
+    from cogmem.retrieval.operators import Operators
+
+    cold = memory.store.with_settings(search_cache="off")
+    persons = {p["name"]: p["id"] for p in memory.operators().persons()}
+    if not persons:
+        return {}
+    shortcut_s = exact_s = 0.0
+    shared = total = 0
+    threshold = graph_source.DENSE_DEGREE
+    for _ in range(queries):
+        person = rng.choice(sorted(persons))
+        question = rng.choice(QUESTIONS).format(
+            person=person, other=rng.choice(PEOPLE), thing=rng.choice(THINGS)
+        )
+        vec = memory.embedder.embed_query(question)
+        started = time.perf_counter()
+        fast = Operators(cold, memory.group).traverse([persons[person]], vec, depth=2)
+        shortcut_s += time.perf_counter() - started
+        graph_source.DENSE_DEGREE = 1 << 62
+        try:
+            started = time.perf_counter()
+            exact = Operators(cold, memory.group).traverse([persons[person]], vec, depth=2)
+            exact_s += time.perf_counter() - started
+        finally:
+            graph_source.DENSE_DEGREE = threshold
+        want = {c.id for c in exact}
+        shared += len(want & {c.id for c in fast})
+        total += len(want)
+    return {
+        "shortcut_ms": round(1000 * shortcut_s / queries, 1),
+        "exact_ms": round(1000 * exact_s / queries, 1),
+        "overlap": round(shared / max(total, 1), 3),
+    }
 
 
 def records_of(memory: Memory) -> int:
@@ -471,6 +518,24 @@ def markdown(report: ScaleReport) -> str:
         for p in report.sizes:
             cells = [f"{p.cold_ms.get(k, 0.0):.1f}" for k in [*parts, "total"]]
             lines.append(f"| {p.records} | " + " | ".join(cells) + " |")
+    dense = [p for p in report.sizes if p.dense_traverse]
+    if dense:
+        lines += [
+            "",
+            "Traverse through Neo4j alone (two hops from a person; mean ms): a node of more "
+            "than 2,000 relationships reached through the vector index (`traverse_hop_indexed`)"
+            " against every neighbour scored (`traverse_hop`), and the share of the exact "
+            "candidates the shortcut returns too:",
+            "",
+            "| records | shortcut ms | every neighbour ms | candidates shared |",
+            "|---|---|---|---|",
+        ]
+        for p in dense:
+            d = p.dense_traverse
+            lines.append(
+                f"| {p.records} | {d['shortcut_ms']:.0f} | {d['exact_ms']:.0f} | "
+                f"{100 * d['overlap']:.1f} % |"
+            )
     if len(report.sizes) >= 2:
         first, last = report.sizes[0], report.sizes[-1]
         growth = last.records / first.records

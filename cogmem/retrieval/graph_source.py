@@ -6,8 +6,10 @@ statement against Neo4j's own indexes, with the group filter inside the search, 
 first search of a group costs a handful of index calls whatever its size.
 
 * **Vectors** (Anchor): an exact scan of the group's nodes through the ``group_id`` index
-  (``operators/nearest_*``) for a group of up to :data:`EXACT_SCAN_NODES` nodes of a label;
-  beyond that, the shared HNSW index (``operators/nearest_*_indexed``), over-fetched in
+  (``operators/nearest_*``) for a group of up to :data:`EXACT_SCAN_NODES` nodes of a label
+  (for records of some types, the group's nodes of those types, through the
+  ``(group_id, type)`` index: ``operators/nearest_records_typed``); beyond that, the
+  shared HNSW index (``operators/nearest_*_indexed``), over-fetched in
   proportion to the group's share of the store, falling back to the exact scan when too
   few of the group's nodes come back. Scores are Neo4j's cosine similarity, (1 + cos) / 2.
 * **Words** (Anchor): the fulltext indexes, restricted to the group inside Lucene by the
@@ -15,7 +17,9 @@ first search of a group costs a handful of index calls whatever its size.
   the whole index's, where the in-process copy's are the group's own
   (:mod:`cogmem.retrieval.lexical`): the one place the two paths may rank differently.
 * **Traverse, Intersect, Ground**: ``operators/traverse_hop``, ``operators/intersect`` and
-  ``operators/ground``, each neighbour's similarity computed by Neo4j.
+  ``operators/ground``, each neighbour's similarity computed by Neo4j; a node of more than
+  :data:`DENSE_DEGREE` relationships reached through the vector index instead
+  (``operators/traverse_hop_indexed``, with ``traverse_hop`` for a node it leaves short).
 * **Late interaction**: word rarity from the fulltext index (``operators/turn_df``), token
   rows by id (``operators/turn_tokens``).
 
@@ -44,6 +48,10 @@ EXACT_SCAN_NODES = 10_000
 """Up to this many nodes of a label in the group, a vector search scans them all exactly
 through the group_id index (Neo4j scores ~50k–100k vectors a second here); beyond, it asks
 the shared HNSW index."""
+TYPED_EXACT_SCAN_NODES = 2_500
+"""The same for a search of records of some types, counted among those types: a large
+group's HNSW index answers most typed searches in its first asks (~30 ms each), where
+scoring 8k records exactly takes ~150 ms."""
 INDEX_FIRST_FETCH = 4
 """The HNSW index is first asked for this many times k nodes (the group's kept)."""
 INDEX_OVERFETCH = 2.0
@@ -51,6 +59,13 @@ INDEX_OVERFETCH = 2.0
 k · (store / group) · this many: after the other groups' are dropped about 2k remain."""
 INDEX_FETCH_CAP = 10_000
 """At most this many nodes asked of the HNSW index in one call."""
+DENSE_DEGREE = 2_000
+"""A node with more relationships than this is traversed through the vector index: Neo4j
+would otherwise score every neighbour's vector (~150 ms for a person in 20k events)."""
+DENSE_OVERFETCH = 4.0
+"""Beyond INDEX_OVERFETCH, how many more of the store's nearest records a dense node's
+traversal asks for (its neighbours are rarely spread evenly over the question's
+neighbourhood)."""
 FULLTEXT_OVERFETCH = 3
 """A typed record search asks Lucene for this many times k (other types are dropped after)."""
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
@@ -83,6 +98,7 @@ class GraphSource:
         self._fields: dict[str, dict[str, Any]] = {}
         self._sims: dict[bytes, dict[str, float]] = {}
         self._sizes: dict[str, int] | None = None
+        self._typed_sizes: dict[str, int] = {}
         self._persons: list[dict[str, Any]] | None = None
 
     # -- plumbing ----------------------------------------------------------------------
@@ -104,6 +120,15 @@ class GraphSource:
             self._sizes = {k: int(v) for k, v in row.items()}
         return self._sizes
 
+    def _typed_size(self, types: Sequence[str]) -> int:
+        key = ",".join(sorted(types))
+        if key not in self._typed_sizes:
+            (row,) = self._read(
+                "operators/group_type_size", types=list(types), cap=EXACT_SCAN_NODES
+            )
+            self._typed_sizes[key] = int(row["records"])
+        return self._typed_sizes[key]
+
     # -- what the operators ask --------------------------------------------------------
     def top(
         self, query: np.ndarray, *, turns: bool, types: Sequence[str] | None, k: int
@@ -120,17 +145,28 @@ class GraphSource:
             params["types"] = list(types) if types is not None else None
         sizes = self._sizes_of()
         mine, everyone = sizes[kind], sizes[f"all_{kind}"]
+        exact = f"operators/nearest_{kind}"
+        if types is not None:
+            # a typed search counts only those types: a group large overall may hold few
+            # of them, scanned exactly through the (group_id, type) index
+            mine, exact = self._typed_size(types), "operators/nearest_records_typed"
+            if mine == 0:
+                return []
         rows: list[dict[str, Any]] | None = None
-        if mine > EXACT_SCAN_NODES:
+        if mine > (EXACT_SCAN_NODES if types is None else TYPED_EXACT_SCAN_NODES):
             # a few times k first (enough for a group that is most of the store), then in
             # proportion to the group's share (mine is counted only up to the scan limit,
             # so this over-estimates the share of a very large group: more is read, not
-            # less); the nodes the index returns are scored exactly by the statement
+            # less), then for a typed search the most the index is asked for (the nearest
+            # of the store may all be of other types); the nodes the index returns are
+            # scored exactly by the statement
             share = everyone / max(mine, 1)
             fetches = [min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH)]
             wide = int(min(INDEX_FETCH_CAP, math.ceil(k * share * INDEX_OVERFETCH)))
             if wide > fetches[0]:
                 fetches.append(wide)
+            if types is not None and fetches[-1] < INDEX_FETCH_CAP:
+                fetches.append(INDEX_FETCH_CAP)
             for fetch in fetches:
                 try:
                     found = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
@@ -144,7 +180,7 @@ class GraphSource:
                     # the nearest is an answer, not a reason to scan the whole group
                     rows = found
         if rows is None:
-            rows = self._read(f"operators/nearest_{kind}", **params)
+            rows = self._read(exact, **params)
         return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]
 
     def lexical(
@@ -204,10 +240,66 @@ class GraphSource:
     def traverse(
         self, steps: Sequence[dict[str, Any]], per_node: int, vector: np.ndarray | None
     ) -> list[dict[str, Any]]:
-        """``operators/traverse_hop`` as it is."""
-        return self._read(
-            "operators/traverse_hop", steps=list(steps), per_node=per_node, vector=_list(vector)
+        """``operators/traverse_hop``'s rows. A node of more than :data:`DENSE_DEGREE`
+        relationships is asked through the vector index (``operators/traverse_hop_indexed``:
+        its neighbours among the store's nearest records), and through ``traverse_hop``
+        again when that gives it fewer than ``per_node``."""
+        vec = _list(vector)
+        dense = self._dense(steps) if vec is not None else {}
+        if not dense:
+            return self._read(
+                "operators/traverse_hop", steps=list(steps), per_node=per_node, vector=vec
+            )
+        sparse_steps = [dict(st, ids=[i for i in st["ids"] if i not in dense]) for st in steps]
+        dense_steps = [dict(st, ids=[i for i in st["ids"] if i in dense]) for st in steps]
+        rows: list[dict[str, Any]] = []
+        if any(st["ids"] for st in sparse_steps):
+            rows += self._read(
+                "operators/traverse_hop", steps=sparse_steps, per_node=per_node, vector=vec
+            )
+        everyone = self._sizes_of()["all_records"]
+        fetch = min(
+            INDEX_FETCH_CAP,
+            max(
+                math.ceil(per_node * everyone / degree * INDEX_OVERFETCH * DENSE_OVERFETCH)
+                for degree in dense.values()
+            ),
         )
+        try:
+            near = self._read(
+                "operators/traverse_hop_indexed",
+                steps=dense_steps,
+                per_node=per_node,
+                vector=vec,
+                fetch=fetch,
+            )
+        except StoreError:  # no vector index: score every neighbour
+            near = []
+            short = [dict(st) for st in dense_steps]
+        else:
+            got: dict[tuple[int, str], int] = {}
+            for row in near:
+                key = (int(row["step"]), str(row["from_id"]))
+                got[key] = got.get(key, 0) + 1
+            short = [
+                dict(st, ids=[i for i in st["ids"] if got.get((n, i), 0) < per_node])
+                for n, st in enumerate(dense_steps)
+            ]
+            near = [r for r in near if got[(int(r["step"]), str(r["from_id"]))] >= per_node]
+        rows += near
+        if any(st["ids"] for st in short):
+            rows += self._read("operators/traverse_hop", steps=short, per_node=per_node, vector=vec)
+        rows.sort(key=lambda r: (r["step"], r["from_id"], -float(r["vector"]), r["id"], r["rel"]))
+        return rows
+
+    def _dense(self, steps: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """The steps' nodes with more than :data:`DENSE_DEGREE` relationships, and their
+        degrees (one round trip; Neo4j keeps a dense node's degree)."""
+        ids = list(dict.fromkeys(i for st in steps for i in st["ids"]))
+        if not ids:
+            return {}
+        rows = self._read("operators/degrees", ids=ids)
+        return {str(r["id"]): int(r["degree"]) for r in rows if int(r["degree"]) > DENSE_DEGREE}
 
     def intersect(
         self,

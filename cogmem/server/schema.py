@@ -63,6 +63,11 @@ def _refuse_mismatch(
             )
 
 
+SCHEMA_VERSION = 2
+"""Bumped when a schema statement is added: opening a store recorded with an older version
+applies the statements again (each is ``IF NOT EXISTS``), so an upgraded cogmem finds the
+indexes its statements expect (2: the ``(group_id, type)`` index of typed vector scans)."""
+
 VECTOR_INDEX_STATEMENTS = ("schema/vector_memory_embedding", "schema/vector_turn_embedding")
 
 
@@ -96,6 +101,7 @@ def init_schema(
     store.write("meta/set_embedder", name=name, dimension=dimension)
     store.admin("meta/await_indexes", seconds=wait_s)
     stamp_unsequenced(store)  # after the vseq indexes are online
+    store.write("meta/set_schema_version", version=SCHEMA_VERSION)
     return SchemaReport(
         applied=applied, embedder=name, dimension=dimension, indexes=list_indexes(store)
     )
@@ -125,6 +131,11 @@ def open_schema(
         init_schema(store, name, dimension, vector_indexes=vector_indexes)
         return
     _refuse_mismatch(store, (str(meta["name"]), int(meta["dimension"])), name, dimension)
+    if int(meta["schema"]) < SCHEMA_VERSION:  # a store from before an index was added
+        for stmt in statements.names_in("schema/"):
+            if stmt not in VECTOR_INDEX_STATEMENTS:
+                store.admin(stmt, dimension=dimension)
+        store.write("meta/set_schema_version", version=SCHEMA_VERSION)
     if not meta["sequenced"]:
         stamp_unsequenced(store)
     if vector_indexes and not has_vector_indexes(store):  # a store from before they were on

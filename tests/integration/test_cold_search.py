@@ -243,3 +243,84 @@ def test_feedback_through_neo4j_moves_the_vector_as_the_copy_does(potters: Memor
     a, b = cold.feedback(vec, ids, 0.5), warm.feedback(vec, ids, 0.5)
     assert a is not None and b is not None
     assert np.allclose(a, b, atol=1e-6)
+
+
+def test_a_typed_search_of_a_large_group_scans_only_those_types(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group that counts as large overall but holds few records of the asked types is
+    scanned exactly through the (group_id, type) index, with the copy's answer; a type the
+    group does not hold costs one count and no scan."""
+    _, warm = _sources(potters)
+    vec = potters.embedder.embed_query("What does Noor think of Tomasz?")
+    counts: dict[str, int] = {}
+    for row in potters.store.read("inspect/record_labels", group=potters.group):
+        counts[row["label"]] = int(row["count"])
+    rare = min((n, t) for t, n in counts.items() if t != "Person")[1]
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", counts[rare])
+    cold = Operators(_store(potters, "off"), potters.group).source
+    assert isinstance(cold, GraphSource)
+    found = cold.top(vec, turns=False, types=[rare], k=5)
+    _close_pairs(found, warm.top(vec, turns=False, types=[rare], k=5))
+    assert found and cold.statements[-2:] == [
+        "operators/group_type_size",
+        "operators/nearest_records_typed",
+    ]
+    assert cold.top(vec, turns=False, types=["NoSuchType"], k=5) == []
+    assert cold.statements[-1] == "operators/group_type_size"
+
+
+def test_opening_a_store_of_an_older_schema_adds_the_new_index(
+    potters: Memory, neo4j_settings: Settings
+) -> None:
+    store = potters.store
+    store.admin("meta/drop_group_type_index")
+    store.write("meta/set_schema_version", version=1)
+    try:
+        fresh = Memory(neo4j_settings.model_copy(update={"group": potters.group}))
+        fresh.ensure_schema()
+        names = {row["name"] for row in store.admin("meta/show_indexes")}
+        assert "memory_group_type" in names
+        assert store.read("meta/get_embedder")[0]["schema"] >= 2
+        fresh.close()
+    finally:  # leave the shared store as init makes it
+        store.admin("schema/range_memory_group_type")
+        store.write("meta/set_schema_version", version=2)
+
+
+def _traverse_rows(source: object, mem: Memory, question: str) -> list[tuple[object, ...]]:
+    persons = {p["name"]: p["id"] for p in mem.operators().persons()}
+    vec = mem.embedder.embed_query(question)
+    step = {
+        "ids": [persons["Noor"], persons["Tomasz"]],
+        "rel_types": ["PARTICIPATED_IN", "CLAIMS", "HAS_FACT", "LIKES", "TARGETS", "ABOUT"],
+        "types": None,
+        "start": None,
+        "end": None,
+    }
+    rows = source.traverse([step], 4, vec)  # type: ignore[attr-defined]
+    return [(r["from_id"], r["id"], r["rel"], round(float(r["vector"]), 6)) for r in rows]
+
+
+def test_a_dense_node_is_traversed_through_the_vector_index(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Persons made to count as dense are reached through ``traverse_hop_indexed`` (their
+    neighbours among the store's nearest records), with the rows the copy gives; when the
+    index is asked for too few to fill a node's neighbours, that node goes through
+    ``traverse_hop`` and the rows are still the copy's."""
+    _, warm = _sources(potters)
+    question = "What does Noor think of Tomasz?"
+    expected = _traverse_rows(warm, potters, question)
+    assert expected
+    monkeypatch.setattr(graph_source, "DENSE_DEGREE", 1)
+    dense = Operators(_store(potters, "off"), potters.group).source
+    assert _traverse_rows(dense, potters, question) == expected
+    assert "operators/traverse_hop_indexed" in dense.statements  # type: ignore[attr-defined]
+    monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 1)
+    short = Operators(_store(potters, "off"), potters.group).source
+    assert _traverse_rows(short, potters, question) == expected
+    assert short.statements[-2:] == [  # type: ignore[attr-defined]
+        "operators/traverse_hop_indexed",
+        "operators/traverse_hop",
+    ]

@@ -1,0 +1,16 @@
+// Anchor, vector half, exact, for records of some types: the $k memory records of group
+// $group whose type is one of $types nearest to $vector (Neo4j's cosine similarity,
+// (1 + cos) / 2), found through the (group_id, type) index, so that a rare type in a large
+// group costs what that type holds. Equal scores by id. nearest_records with $types set,
+// cheaper.
+MATCH (n:Memory)
+WHERE n.group_id = $group AND n.type IN $types AND n.embedding IS NOT NULL
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
+ORDER BY sim DESC, n.id
+LIMIT $k
+RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target, .status,
+          .turn_id, .source_id, .conversation_id, .idx,
+          time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
+          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .quote, .confidence} AS node,
+       sim
