@@ -106,6 +106,9 @@ def run(items: list[Item], base_url: str, model: str, data: list[dict[str, Any]]
             "llm_model": model,
             "llm_max_retries": 1,
             "llm_timeout_s": 120.0,
+            # a route is a small JSON object; a 135M model that misses the format may
+            # otherwise write until its context is full (minutes on 2 cores)
+            "llm_max_tokens": 160,
         }
     )
     client = make_llm(settings)
