@@ -66,6 +66,9 @@ DENSE_OVERFETCH = 4.0
 """Beyond INDEX_OVERFETCH, how many more of the store's nearest records a dense node's
 traversal asks for (its neighbours are rarely spread evenly over the question's
 neighbourhood)."""
+DENSE_FETCH_SHARE = 0.25
+"""A dense node goes through the vector index only when the ask is at most this share of
+its degree (a node of 3k relationships in a store of millions is cheaper to score)."""
 FULLTEXT_OVERFETCH = 3
 """A typed record search asks Lucene for this many times k (other types are dropped after)."""
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
@@ -245,7 +248,7 @@ class GraphSource:
         its neighbours among the store's nearest records), and through ``traverse_hop``
         again when that gives it fewer than ``per_node``."""
         vec = _list(vector)
-        dense = self._dense(steps) if vec is not None else {}
+        dense = self._dense(steps, per_node) if vec is not None else {}
         if not dense:
             return self._read(
                 "operators/traverse_hop", steps=list(steps), per_node=per_node, vector=vec
@@ -257,14 +260,7 @@ class GraphSource:
             rows += self._read(
                 "operators/traverse_hop", steps=sparse_steps, per_node=per_node, vector=vec
             )
-        everyone = self._sizes_of()["all_records"]
-        fetch = min(
-            INDEX_FETCH_CAP,
-            max(
-                math.ceil(per_node * everyone / degree * INDEX_OVERFETCH * DENSE_OVERFETCH)
-                for degree in dense.values()
-            ),
-        )
+        fetch = max(dense.values())
         try:
             near = self._read(
                 "operators/traverse_hop_indexed",
@@ -292,14 +288,26 @@ class GraphSource:
         rows.sort(key=lambda r: (r["step"], r["from_id"], -float(r["vector"]), r["id"], r["rel"]))
         return rows
 
-    def _dense(self, steps: Sequence[dict[str, Any]]) -> dict[str, int]:
-        """The steps' nodes with more than :data:`DENSE_DEGREE` relationships, and their
-        degrees (one round trip; Neo4j keeps a dense node's degree)."""
+    def _dense(self, steps: Sequence[dict[str, Any]], per_node: int) -> dict[str, int]:
+        """The steps' nodes worth traversing through the vector index, each with how many of
+        the store's nearest records to ask for: more than :data:`DENSE_DEGREE`
+        relationships, and that ask (``per_node`` in proportion to the node's share of the
+        store, over-fetched) at most :data:`DENSE_FETCH_SHARE` of its degree, else scoring
+        its neighbours is as cheap (one round trip; Neo4j keeps a dense node's degree)."""
         ids = list(dict.fromkeys(i for st in steps for i in st["ids"]))
         if not ids:
             return {}
         rows = self._read("operators/degrees", ids=ids)
-        return {str(r["id"]): int(r["degree"]) for r in rows if int(r["degree"]) > DENSE_DEGREE}
+        everyone = self._sizes_of()["all_records"]
+        out: dict[str, int] = {}
+        for row in rows:
+            degree = int(row["degree"])
+            if degree <= DENSE_DEGREE:
+                continue
+            fetch = math.ceil(per_node * everyone / degree * INDEX_OVERFETCH * DENSE_OVERFETCH)
+            if fetch <= min(INDEX_FETCH_CAP, degree * DENSE_FETCH_SHARE):
+                out[str(row["id"])] = fetch
+        return out
 
     def intersect(
         self,

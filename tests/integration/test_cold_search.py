@@ -314,10 +314,16 @@ def test_a_dense_node_is_traversed_through_the_vector_index(
     expected = _traverse_rows(warm, potters, question)
     assert expected
     monkeypatch.setattr(graph_source, "DENSE_DEGREE", 1)
+    # a person of a few dozen relationships: asking the index would cost more than scoring
+    costly = Operators(_store(potters, "off"), potters.group).source
+    assert _traverse_rows(costly, potters, question) == expected
+    assert "operators/traverse_hop_indexed" not in costly.statements  # type: ignore[attr-defined]
+    monkeypatch.setattr(graph_source, "DENSE_FETCH_SHARE", 1e9)  # any ask counts as cheap
+    monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 10**9)
     dense = Operators(_store(potters, "off"), potters.group).source
     assert _traverse_rows(dense, potters, question) == expected
     assert "operators/traverse_hop_indexed" in dense.statements  # type: ignore[attr-defined]
-    monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 1)
+    monkeypatch.setattr(graph_source, "DENSE_OVERFETCH", 1e-9)  # asks for one: left short
     short = Operators(_store(potters, "off"), potters.group).source
     assert _traverse_rows(short, potters, question) == expected
     assert short.statements[-2:] == [  # type: ignore[attr-defined]
