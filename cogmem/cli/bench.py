@@ -236,7 +236,7 @@ def scale(
 
     if crowded is not None:  # issue 12: the crowded-store case, on the server at --uri
         from cogmem.api import Memory
-        from cogmem.bench.scale import crowded_markdown, run_crowded
+        from cogmem.bench.crowded import crowded_markdown, run_crowded
 
         with Memory(settings_from(ctx, neo4j_uri=uri)) as memory:
             memory.ensure_schema()
