@@ -330,3 +330,25 @@ def test_a_dense_node_is_traversed_through_the_vector_index(
         "operators/traverse_hop_indexed",
         "operators/traverse_hop",
     ]
+
+
+def test_the_group_clause_filters_without_scoring(
+    potters: Memory, other_groups: list[str]
+) -> None:
+    """With look-alike groups in the index, a word's BM25 in the group is what Lucene gives
+    the word alone: the required group clause adds nothing (scored, it would add its idf to
+    every match, a constant that grows with the other groups' share)."""
+    store, group = potters.store, potters.group
+    query = graph_source.lucene_query(group, ["biscuit", "greyhound"], ["search_text"])
+    scoped = store.read("operators/fulltext_turns", group=group, query=query, k=10, vector=None)
+    bare = store.read(
+        "operators/fulltext_turns",
+        group=group,
+        query="search_text:(biscuit greyhound)",
+        k=1000,  # every group's matches, the statement keeps this group's
+        vector=None,
+    )
+    assert scoped
+    want = {r["node"]["id"]: r["score"] for r in bare}
+    for row in scoped:
+        assert row["score"] == pytest.approx(want[row["node"]["id"]], abs=1e-4)

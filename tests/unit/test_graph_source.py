@@ -10,14 +10,14 @@ from cogmem.retrieval.graph_source import lucene_query
 pytestmark = pytest.mark.unit
 
 
-def test_the_group_key_is_required_and_any_word_may_match() -> None:
+def test_the_group_key_is_required_unscored_and_any_word_may_match() -> None:
     query = lucene_query("alice", ["pottery", "class"], ["search_text"])
-    assert query == f"+group_key:{group_key('alice')} +(search_text:(pottery class))"
+    assert query == f"+group_key:{group_key('alice')}^0 +(search_text:(pottery class))"
 
 
 def test_records_are_matched_on_content_and_name() -> None:
     query = lucene_query("bob", ["dog"], ["content", "name"])
-    assert query == f"+group_key:{group_key('bob')} +(content:(dog) name:(dog))"
+    assert query == f"+group_key:{group_key('bob')}^0 +(content:(dog) name:(dog))"
 
 
 def test_lucene_syntax_in_words_is_escaped() -> None:
