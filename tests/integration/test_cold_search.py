@@ -332,9 +332,7 @@ def test_a_dense_node_is_traversed_through_the_vector_index(
     ]
 
 
-def test_the_group_clause_filters_without_scoring(
-    potters: Memory, other_groups: list[str]
-) -> None:
+def test_the_group_clause_filters_without_scoring(potters: Memory, other_groups: list[str]) -> None:
     """With look-alike groups in the index, a word's BM25 in the group is what Lucene gives
     the word alone: the required group clause adds nothing (scored, it would add its idf to
     every match, a constant that grows with the other groups' share)."""
