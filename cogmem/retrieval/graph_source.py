@@ -105,6 +105,7 @@ class GraphSource:
         self._sims: dict[bytes, dict[str, float]] = {}
         self._sizes: dict[str, int] | None = None
         self._typed_sizes: dict[str, int] = {}
+        self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
         self._persons: list[dict[str, Any]] | None = None
 
     # -- plumbing ----------------------------------------------------------------------
@@ -173,7 +174,13 @@ class GraphSource:
                 fetches.append(wide)
             if types is not None and fetches[-1] < INDEX_FETCH_CAP:
                 fetches.append(INDEX_FETCH_CAP)
-            for fetch in fetches:
+            # the same ask again in this search (the feedback pass, a vector near the
+            # first) starts where the last one ended, or goes straight to the exact scan
+            # it ended with: one larger ask instead of the same small ones failing again
+            ask = (kind, None if types is None else tuple(sorted(types)), k)
+            start = self._fetched.get(ask, 0)
+            for fetch in (f for f in fetches if f >= start):
+                self._fetched[ask] = fetch
                 try:
                     found = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
                 except StoreError:  # no vector index (vector_indexes = false): scan exactly
@@ -185,6 +192,8 @@ class GraphSource:
                     # a typed search of a large group: fewer than k of those types among
                     # the nearest is an answer, not a reason to scan the whole group
                     rows = found
+            if rows is None:
+                self._fetched[ask] = INDEX_FETCH_CAP + 1
         if rows is None:
             rows = self._read(exact, **params)
         return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]

@@ -234,6 +234,11 @@ def test_a_group_among_twins_keeps_to_its_own_nodes(
     assert isinstance(crowded, GraphSource)
     _close_pairs(crowded.top(vec, turns=True, types=None, k=10), exact)
     assert crowded.statements[-2:] == ["operators/nearest_turns_indexed", "operators/nearest_turns"]
+    # the same ask again in this search (the feedback pass) goes straight to the scan
+    asked = len(crowded.statements)
+    again = crowded.top(potters.embedder.embed_query("Tomasz's dog"), turns=True, types=None, k=10)
+    assert len(again) == 10
+    assert crowded.statements[asked:] == ["operators/nearest_turns"]
 
 
 def test_feedback_through_neo4j_moves_the_vector_as_the_copy_does(potters: Memory) -> None:
