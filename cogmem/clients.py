@@ -200,6 +200,11 @@ class Clients:
             if self._owns_llm and self._llm is not None:
                 self._llm.close()
             if self._owns_store:
+                # a group's copy still being read behind a search uses this driver: let it
+                # finish (closing under it breaks its connection mid-read)
+                from cogmem.retrieval.vector_cache import wait_for_warm_caches
+
+                wait_for_warm_caches()
                 self._store.close()
 
     def __enter__(self) -> Clients:

@@ -127,11 +127,23 @@ def settings_from(ctx: typer.Context, **more: Any) -> Settings:
     return load_settings(overrides)
 
 
-def open_memory(ctx: typer.Context, group: str | None = None, llm: str | None = None) -> Memory:
-    """The Memory a command works on: settings from the command line, this group and LLM."""
+def open_memory(
+    ctx: typer.Context,
+    group: str | None = None,
+    llm: str | None = None,
+    *,
+    one_search: bool = False,
+) -> Memory:
+    """The Memory a command works on: settings from the command line, this group and LLM.
+    ``one_search``: a command that searches once and exits (search, context, ask) does not
+    read the group's copy behind its search (``search_cache = auto`` becomes ``off``): the
+    process would end before any search could use it."""
     from cogmem.api import Memory
 
-    return Memory(settings_from(ctx, group=group, llm=llm))
+    settings = settings_from(ctx, group=group, llm=llm)
+    if one_search and settings.search_cache == "auto":
+        settings = settings.model_copy(update={"search_cache": "off"})
+    return Memory(settings)
 
 
 def print_json(data: Any) -> None:

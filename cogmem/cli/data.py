@@ -178,7 +178,7 @@ def search(
 ) -> None:
     """Ranked evidence for a question, each grounded in the turn it came from."""
     require_question(question)
-    with open_memory(ctx, group, llm) as mem:
+    with open_memory(ctx, group, llm, one_search=True) as mem:
         warn_if_empty(mem)
         retrieval = mem.retrieve(question, k=k)
     if as_json:
@@ -212,7 +212,7 @@ def context(
     from cogmem.answer import pack
 
     require_question(question)
-    with open_memory(ctx, group) as mem:
+    with open_memory(ctx, group, one_search=True) as mem:
         warn_if_empty(mem)
         retrieval = mem.retrieve(question, k=k)
     block = pack(retrieval.evidence, budget)
@@ -249,7 +249,7 @@ def ask(
 ) -> None:
     """Answer a question from memory (LLM when configured, else an extractive answer)."""
     require_question(question)
-    with open_memory(ctx, group, llm) as mem:
+    with open_memory(ctx, group, llm, one_search=True) as mem:
         warn_if_empty(mem)
         answer = mem.ask(question, k=k)
     if as_json:

@@ -355,3 +355,29 @@ def test_the_group_clause_filters_without_scoring(potters: Memory, other_groups:
     want = {r["node"]["id"]: r["score"] for r in bare}
     for row in scoped:
         assert row["score"] == pytest.approx(want[row["node"]["id"]], abs=1e-4)
+
+
+def test_closing_a_memory_waits_for_the_copy_read_behind_its_search(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Memory that built its own driver and is closed right after a first search (a
+    one-shot process) lets the background read of the group's copy finish before the
+    driver closes: closed under it, the read broke its connection mid-stream (the driver's
+    'defunct connection' retries, a BufferError in `cogmem ask`)."""
+    import threading
+    import time
+
+    from cogmem.retrieval.vector_cache import VectorCache
+
+    slow_sync = VectorCache.sync
+
+    def sync(self: VectorCache, store: Store, group: str) -> GroupVectors:
+        time.sleep(0.5)  # a group that takes a while to read
+        return slow_sync(self, store, group)
+
+    monkeypatch.setattr(VectorCache, "sync", sync)
+    mem = Memory(potters.settings.model_copy(update={"search_cache": "auto"}))
+    mem.retrieve("What is the name of Tomasz's dog?", k=5)
+    assert any(t.name.startswith("cogmem-warm-") for t in threading.enumerate())
+    mem.close()
+    assert not any(t.name.startswith("cogmem-warm-") for t in threading.enumerate())
