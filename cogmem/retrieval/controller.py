@@ -222,6 +222,9 @@ class Controller:
             vectors, rows = self.embedder.embed_with_tokens([question])
             qvec = vectors[0]
             late = _late_query(self.embedder.pieces(question), rows[0], name_terms(plan))
+            prefetch = getattr(self.ops, "prefetch_idf", None)
+            if late is not None and prefetch is not None:
+                prefetch(late.words)  # through Neo4j, read while the other steps run
         else:
             qvec = self.embedder.embed_query(question)
         embed_seconds = time.perf_counter() - embedded

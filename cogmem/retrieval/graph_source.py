@@ -32,15 +32,19 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 import numpy as np
+from neo4j.exceptions import ClientError
 
 from cogmem.ingest.ids import group_key
 from cogmem.retrieval.lexical import analyse
+from cogmem.retrieval.parallel import submit
 from cogmem.retrieval.token_rows import TokenRowCache
-from cogmem.store import Store, StoreError
+from cogmem.store import Store, StoreError, is_client_error
 
 T = TypeVar("T")
 
@@ -71,7 +75,16 @@ DENSE_FETCH_SHARE = 0.25
 its degree (a node of 3k relationships in a store of millions is cheaper to score)."""
 FULLTEXT_OVERFETCH = 3
 """A typed record search asks Lucene for this many times k (other types are dropped after)."""
+_NO_INDEX: list[dict[str, Any]] = []
+"""What :meth:`GraphSource._ask_index` returns when its index does not exist."""
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
+
+
+def _no_such_index(exc: ClientError) -> bool:
+    """Whether Neo4j refused a vector query because its index does not exist."""
+    return is_client_error(exc, "Procedure.ProcedureCallFailed") and "no such vector" in str(
+        exc.message or ""
+    )
 
 
 def _escape(word: str) -> str:
@@ -94,7 +107,8 @@ def lucene_query(group: str, words: Sequence[str], fields: Sequence[str]) -> str
 class GraphSource:
     """One search's view of a group through Cypher (see the module's docstring). It keeps
     the fields and similarities of the nodes its statements returned, so each node is read
-    once a search; ``statements`` lists what ran, for the trace."""
+    once a search; ``statements`` lists what ran, for the trace. Its calls may come from
+    several threads at once (:mod:`cogmem.retrieval.parallel`)."""
 
     def __init__(self, store: Store, group: str) -> None:
         self.store = store
@@ -107,6 +121,8 @@ class GraphSource:
         self._typed_sizes: dict[str, int] = {}
         self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
         self._persons: list[dict[str, Any]] | None = None
+        self._counting = threading.Lock()
+        self._idf_pending: dict[tuple[str, ...], Future[dict[str, float] | None]] = {}
 
     # -- plumbing ----------------------------------------------------------------------
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -122,19 +138,21 @@ class GraphSource:
         return node_id
 
     def _sizes_of(self) -> dict[str, int]:
-        if self._sizes is None:
-            (row,) = self._read("operators/group_size", cap=EXACT_SCAN_NODES)
-            self._sizes = {k: int(v) for k, v in row.items()}
-        return self._sizes
+        with self._counting:  # Anchor's reads run at once: the group is counted once
+            if self._sizes is None:
+                (row,) = self._read("operators/group_size", cap=EXACT_SCAN_NODES)
+                self._sizes = {k: int(v) for k, v in row.items()}
+            return self._sizes
 
     def _typed_size(self, types: Sequence[str]) -> int:
         key = ",".join(sorted(types))
-        if key not in self._typed_sizes:
-            (row,) = self._read(
-                "operators/group_type_size", types=list(types), cap=EXACT_SCAN_NODES
-            )
-            self._typed_sizes[key] = int(row["records"])
-        return self._typed_sizes[key]
+        with self._counting:
+            if key not in self._typed_sizes:
+                (row,) = self._read(
+                    "operators/group_type_size", types=list(types), cap=EXACT_SCAN_NODES
+                )
+                self._typed_sizes[key] = int(row["records"])
+            return self._typed_sizes[key]
 
     # -- what the operators ask --------------------------------------------------------
     def top(
@@ -161,42 +179,73 @@ class GraphSource:
                 return []
         rows: list[dict[str, Any]] | None = None
         if mine > (EXACT_SCAN_NODES if types is None else TYPED_EXACT_SCAN_NODES):
-            # a few times k first (enough for a group that is most of the store), then in
-            # proportion to the group's share (mine is counted only up to the scan limit,
-            # so this over-estimates the share of a very large group: more is read, not
-            # less), then for a typed search the most the index is asked for (the nearest
-            # of the store may all be of other types); the nodes the index returns are
-            # scored exactly by the statement
-            share = everyone / max(mine, 1)
-            fetches = [min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH)]
-            wide = int(min(INDEX_FETCH_CAP, math.ceil(k * share * INDEX_OVERFETCH)))
-            if wide > fetches[0]:
-                fetches.append(wide)
-            if types is not None and fetches[-1] < INDEX_FETCH_CAP:
-                fetches.append(INDEX_FETCH_CAP)
-            # the same ask again in this search (the feedback pass, a vector near the
-            # first) starts where the last one ended, or goes straight to the exact scan
-            # it ended with: one larger ask instead of the same small ones failing again
-            ask = (kind, None if types is None else tuple(sorted(types)), k)
-            start = self._fetched.get(ask, 0)
-            for fetch in (f for f in fetches if f >= start):
-                self._fetched[ask] = fetch
-                try:
-                    found = self._read(f"operators/nearest_{kind}_indexed", fetch=fetch, **params)
-                except StoreError:  # no vector index (vector_indexes = false): scan exactly
-                    break
-                if len(found) >= k:
-                    rows = found
-                    break
-                if types is not None and found and fetch == fetches[-1]:
-                    # a typed search of a large group: fewer than k of those types among
-                    # the nearest is an answer, not a reason to scan the whole group
-                    rows = found
-            if rows is None:
-                self._fetched[ask] = INDEX_FETCH_CAP + 1
+            claims = types is not None and set(types) == {"Claim"}
+            if claims:
+                # opinions have an index of their own: its nearest are all claims, so the
+                # group's share of the store's claims sizes the ask, as for an untyped search
+                rows = self._ask_index(
+                    "operators/nearest_claims_indexed", params, k, mine, sizes["all_claims"], None
+                )
+            if not claims or rows is _NO_INDEX:
+                rows = self._ask_index(
+                    f"operators/nearest_{kind}_indexed", params, k, mine, everyone, types
+                )
+            if rows is _NO_INDEX:
+                rows = None
         if rows is None:
             rows = self._read(exact, **params)
         return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]
+
+    def _ask_index(
+        self,
+        statement: str,
+        params: dict[str, Any],
+        k: int,
+        mine: int,
+        everyone: int,
+        types: Sequence[str] | None,
+    ) -> list[dict[str, Any]] | None:
+        """The nearest ``k`` of the group through one HNSW index (``statement``): a few
+        times k first (enough for a group that is most of the store), then in proportion
+        to the group's share (mine is counted only up to the scan limit, so this
+        over-estimates the share of a very large group: more is read, not less), then for
+        a search of ``types`` the index mixes with others, the most the index is asked for
+        (its nearest may all be of other types); the nodes the index returns are scored
+        exactly by the statement. None when the group's nodes stay too few (scan exactly);
+        :data:`_NO_INDEX` when the index does not exist."""
+        share = everyone / max(mine, 1)
+        fetches = [min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH)]
+        wide = int(min(INDEX_FETCH_CAP, math.ceil(k * share * INDEX_OVERFETCH)))
+        if wide > fetches[0]:
+            fetches.append(wide)
+        if types is not None and fetches[-1] < INDEX_FETCH_CAP:
+            fetches.append(INDEX_FETCH_CAP)
+        # the same ask again in this search (the feedback pass, a vector near the first)
+        # starts where the last one ended, or goes straight to the exact scan it ended
+        # with: one larger ask instead of the same small ones failing again
+        typed = params.get("types")
+        ask = (statement, None if typed is None else tuple(sorted(typed)), k)
+        start = self._fetched.get(ask, 0)
+        rows: list[dict[str, Any]] | None = None
+        for fetch in (f for f in fetches if f >= start):
+            self._fetched[ask] = fetch
+            try:
+                found = self._read(statement, fetch=fetch, **params)
+            except (StoreError, ClientError) as exc:
+                if isinstance(exc, ClientError) and not _no_such_index(exc):
+                    raise
+                # no such vector index (vector_indexes = false, or a store of an older cogmem)
+                self._fetched.pop(ask, None)
+                return _NO_INDEX
+            if len(found) >= k:
+                return found
+            if types is not None and found and fetch == fetches[-1]:
+                # a typed search of a large group: fewer than k of those types among
+                # the nearest is an answer, not a reason to scan the whole group
+                rows = found
+        if rows is None:
+            self._fetched[ask] = INDEX_FETCH_CAP + 1
+        return rows
 
     def lexical(
         self,
@@ -281,8 +330,10 @@ class GraphSource:
                 vector=vec,
                 fetch=fetch,
             )
-        except StoreError:  # no vector index: score every neighbour
-            near = []
+        except (StoreError, ClientError) as exc:
+            if isinstance(exc, ClientError) and not _no_such_index(exc):
+                raise
+            near = []  # no vector index: score every neighbour
             short = [dict(st) for st in dense_steps]
         else:
             got: dict[tuple[int, str], int] = {}
@@ -373,20 +424,39 @@ class GraphSource:
         norm = float(np.linalg.norm(out))
         return out / norm if norm > 0 else None
 
+    def prefetch_idf(self, words: Sequence[str]) -> None:
+        """Start :meth:`turn_idf`'s read now, on the pool (:mod:`cogmem.retrieval.parallel`):
+        it needs the question's words alone, and late interaction asks for it last. The
+        statement is listed when its result is taken, under the step that takes it."""
+        key = tuple(words)
+        if key not in self._idf_pending:
+            self._idf_pending[key] = submit(lambda: self._turn_df(words))
+
     def turn_idf(self, words: Sequence[str]) -> list[float]:
         """BM25's idf of each word among the group's turns, from the fulltext index (0 for
         a word the analyzer drops)."""
+        pending = self._idf_pending.pop(tuple(words), None)
+        found = pending.result() if pending is not None else self._turn_df(words)
+        if found is None:
+            return [0.0 for _ in words]
+        self.statements.append("operators/turn_df")
+        return [found.get(w, 0.0) for w in words]
+
+    def _turn_df(self, words: Sequence[str]) -> dict[str, float] | None:
+        """Each word's idf by ``operators/turn_df`` (run on any thread: not listed in
+        :attr:`statements` here); None when no word survives the analyzer (nothing ran)."""
         queries = [
             {"word": w, "query": lucene_query(self.group, [w], ["search_text"])}
             for w in dict.fromkeys(words)
             if analyse(w)
         ]
+        if not queries:
+            return None
         found: dict[str, float] = {}
-        if queries:
-            for r in self._read("operators/turn_df", queries=queries):
-                docs, df = int(r["docs"]), int(r["df"])
-                found[r["word"]] = math.log(1.0 + (docs - df + 0.5) / (df + 0.5)) if docs else 0.0
-        return [found.get(w, 0.0) for w in words]
+        for r in self.store.read("operators/turn_df", group=self.group, queries=queries):
+            docs, df = int(r["docs"]), int(r["df"])
+            found[r["word"]] = math.log(1.0 + (docs - df + 0.5) / (df + 0.5)) if docs else 0.0
+        return found
 
     @property
     def persons(self) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ them through its ``Operators`` protocol, which this class implements.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,6 +45,7 @@ from cogmem.retrieval.candidates import (
 )
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.lucene import keywords
+from cogmem.retrieval.parallel import gather
 from cogmem.retrieval.token_rows import TokenRows
 from cogmem.retrieval.vector_cache import vector_cache
 from cogmem.retrieval.vectors import GroupVectors
@@ -307,21 +308,41 @@ class Operators:
             if kind == "record":
                 fresh.append(cand)
 
-        for node_id, sim in vectors.top(vec, turns=False, types=types, k=pool):
-            add("record", node_id, "anchor:vector", 0.0, sim)
-        if with_turns:
-            for node_id, sim in vectors.top(vec, turns=True, types=None, k=pool):
-                add("turn", node_id, "anchor:turn-vector", 0.0, sim)
         steps = {"record": "anchor:fulltext", "turn": "anchor:turn-fulltext"}
         kinds = ["record", "turn"] if with_turns else ["record"]
-        for kind in kinds if terms else []:
-            key = (tuple(terms), kind, tuple(types or ()), pool)
-            hits = self._lexical.get(key)
-            if hits is None:
-                hits = vectors.lexical(terms, turns=kind == "turn", types=types, k=pool, vector=vec)
-                self._lexical[key] = hits
-            sims = vectors.similarity(vec, [node_id for node_id, _ in hits])
-            for (node_id, score), sim in zip(hits, sims, strict=True):
+
+        def words(kind: str) -> Callable[[], list[tuple[str, float, float]]]:
+            def read() -> list[tuple[str, float, float]]:
+                key = (tuple(terms), kind, tuple(types or ()), pool)
+                hits = self._lexical.get(key)
+                if hits is None:
+                    hits = vectors.lexical(
+                        terms, turns=kind == "turn", types=types, k=pool, vector=vec
+                    )
+                    self._lexical[key] = hits
+                sims = vectors.similarity(vec, [node_id for node_id, _ in hits])
+                return [(i, score, sim) for (i, score), sim in zip(hits, sims, strict=True)]
+
+            return read
+
+        # the nearest records and turns and the best word matches need nothing from each
+        # other: through Neo4j they are read at once; added in this order either way
+        jobs: list[Callable[[], list[tuple[str, float, float]]]] = [
+            lambda: [(i, 0.0, s) for i, s in vectors.top(vec, turns=False, types=types, k=pool)]
+        ]
+        if with_turns:
+            jobs.append(
+                lambda: [(i, 0.0, s) for i, s in vectors.top(vec, turns=True, types=None, k=pool)]
+            )
+        jobs += [words(kind) for kind in (kinds if terms else [])]
+        lists = gather(jobs, at_once=isinstance(vectors, GraphSource))
+        for node_id, _, sim in lists[0]:
+            add("record", node_id, "anchor:vector", 0.0, sim)
+        if with_turns:
+            for node_id, _, sim in lists[1]:
+                add("turn", node_id, "anchor:turn-vector", 0.0, sim)
+        for kind, hits in zip(kinds if terms else [], lists[len(kinds) :], strict=True):
+            for node_id, score, sim in hits:
                 add(kind, node_id, steps[kind], score, sim)
         for cand in fresh:
             cand.fuzzy = fuzzy_score(question, terms, cand)
@@ -513,6 +534,12 @@ class Operators:
             cache.keep(read)
             kept.update(read)
         return {t: kept[t] for t in turn_ids if kept[t][1]}
+
+    def prefetch_idf(self, words: list[str]) -> None:
+        """Through Neo4j, start reading :meth:`turn_idf` now (it needs the question alone);
+        the in-process copy has it at hand."""
+        if isinstance(self.source, GraphSource):
+            self.source.prefetch_idf(words)
 
     def turn_idf(self, words: list[str]) -> list[float]:
         """How rare each word is among the group's turns (BM25's idf, in process)."""

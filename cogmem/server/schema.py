@@ -63,12 +63,17 @@ def _refuse_mismatch(
             )
 
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped when a schema statement is added: opening a store recorded with an older version
-applies the statements again (each is ``IF NOT EXISTS``), so an upgraded cogmem finds the
-indexes its statements expect (2: the ``(group_id, type)`` index of typed vector scans)."""
+applies the statements again (each is ``IF NOT EXISTS``; the vector ones where the store
+has vector indexes), so an upgraded cogmem finds the indexes its statements expect (2: the
+``(group_id, type)`` index of typed vector scans; 3: ``claim_embedding``)."""
 
-VECTOR_INDEX_STATEMENTS = ("schema/vector_memory_embedding", "schema/vector_turn_embedding")
+VECTOR_INDEX_STATEMENTS = (
+    "schema/vector_memory_embedding",
+    "schema/vector_turn_embedding",
+    "schema/vector_claim_embedding",
+)
 
 
 def init_schema(
@@ -82,14 +87,16 @@ def init_schema(
     """Apply every schema statement idempotently and record the embedder.
 
     ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them, None
-    leaves them as they are (created by an earlier True, or absent). Search asks them for
-    a group too large to scan exactly (:mod:`cogmem.retrieval.graph_source`); every
-    commit that writes a vector updates them.
+    leaves them as they are: absent, or on (then any a newer cogmem added are created).
+    Search asks them for a group too large to scan exactly
+    (:mod:`cogmem.retrieval.graph_source`); every commit that writes a vector updates them.
 
     Fails with :class:`EmbedderMismatch` before changing anything when the store was built
     with another embedder.
     """
     check_embedder(store, name, dimension)
+    if vector_indexes is None:  # as they are: all of them where some exist (older cogmem)
+        vector_indexes = has_vector_indexes(store)
     applied = []
     for stmt in statements.names_in("schema/"):
         if stmt in VECTOR_INDEX_STATEMENTS and not vector_indexes:
@@ -132,9 +139,11 @@ def open_schema(
         return
     _refuse_mismatch(store, (str(meta["name"]), int(meta["dimension"])), name, dimension)
     if int(meta["schema"]) < SCHEMA_VERSION:  # a store from before an index was added
+        vectors = has_vector_indexes(store)
         for stmt in statements.names_in("schema/"):
-            if stmt not in VECTOR_INDEX_STATEMENTS:
+            if vectors or stmt not in VECTOR_INDEX_STATEMENTS:
                 store.admin(stmt, dimension=dimension)
+        store.admin("meta/await_indexes", seconds=300)  # once: searches expect them online
         store.write("meta/set_schema_version", version=SCHEMA_VERSION)
     if not meta["sequenced"]:
         stamp_unsequenced(store)
@@ -154,6 +163,7 @@ def has_vector_indexes(store: Store) -> bool:
 def drop_vector_indexes(store: Store) -> None:
     store.admin("meta/drop_vector_memory")
     store.admin("meta/drop_vector_turn")
+    store.admin("meta/drop_vector_claim")
 
 
 def rebuild_vector_indexes(

@@ -18,6 +18,7 @@ from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.operators import Operators
 from cogmem.retrieval.vector_cache import clear_vector_caches, wait_for_warm_caches
 from cogmem.retrieval.vectors import GroupVectors
+from cogmem.server.schema import SCHEMA_VERSION
 from cogmem.store import Store
 
 pytestmark = pytest.mark.integration
@@ -126,10 +127,10 @@ def _close_pairs(cold: list[tuple[str, float]], warm: list[tuple[str, float]]) -
         assert a == pytest.approx(b, abs=SIM_TOLERANCE)
 
 
-def test_a_fresh_init_creates_both_vector_indexes(potters: Memory) -> None:
+def test_a_fresh_init_creates_the_vector_indexes(potters: Memory) -> None:
     potters.init()
     names = {r["name"] for r in potters.store.admin("meta/vector_dimensions")}
-    assert {"memory_embedding", "turn_embedding"} <= names
+    assert {"memory_embedding", "turn_embedding", "claim_embedding"} <= names
 
 
 def test_neighbours_are_the_same_through_neo4j_and_from_the_copy(potters: Memory) -> None:
@@ -206,6 +207,26 @@ def test_intersect_runs_its_statement_on_the_cold_path(potters: Memory) -> None:
     assert steps and steps[0].statements == ["operators/intersect"]
 
 
+def test_reads_run_at_once_are_still_listed_under_their_own_steps(potters: Memory) -> None:
+    """Anchor's four reads run at once and late interaction's word rarity is read ahead,
+    in the background: the trace still lists each statement under the step that used it,
+    and the evidence is the copy's."""
+    question = "Where does Agata teach ceramics?"
+    cold = Memory(potters.settings, store=_store(potters, "off")).retrieve(question, k=5)
+    warm = Memory(potters.settings, store=_store(potters, "eager")).retrieve(question, k=5)
+    assert [e.turn_id for e in cold.evidence] == [e.turn_id for e in warm.evidence]
+    first = next(step for step in cold.trace if step.operator == "anchor")
+    assert {
+        "operators/nearest_records",
+        "operators/nearest_turns",
+        "operators/fulltext_records",
+        "operators/fulltext_turns",
+    } <= set(first.statements)
+    (late,) = [step for step in cold.trace if step.operator == "late"]
+    assert "operators/turn_df" in late.statements
+    assert all("operators/turn_df" not in s.statements for s in cold.trace if s is not late)
+
+
 def test_a_group_among_twins_keeps_to_its_own_nodes(
     potters: Memory, other_groups: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,22 +296,54 @@ def test_a_typed_search_of_a_large_group_scans_only_those_types(
     assert cold.statements[-1] == "operators/group_type_size"
 
 
-def test_opening_a_store_of_an_older_schema_adds_the_new_index(
+def test_a_claim_search_of_a_large_group_asks_the_claim_index(
+    potters: Memory, other_groups: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opinions have a vector index of their own: a search for claims in a group that counts
+    as large asks ``claim_embedding`` (whose nearest are all claims) and gives the copy's
+    answer; without that index (a store of an older cogmem) it asks the shared
+    ``memory_embedding`` index instead, with the same answer."""
+    _, warm = _sources(potters)
+    vec = potters.embedder.embed_query("What does Noor think of Tomasz?")
+    expected = warm.top(vec, turns=False, types=["Claim"], k=2)
+    assert expected
+    monkeypatch.setattr(graph_source, "TYPED_EXACT_SCAN_NODES", 0)
+    cold = Operators(_store(potters, "off"), potters.group).source
+    assert isinstance(cold, GraphSource)
+    _close_pairs(cold.top(vec, turns=False, types=["Claim"], k=2), expected)
+    assert "operators/nearest_claims_indexed" in cold.statements
+    assert "operators/nearest_records_indexed" not in cold.statements
+    store = potters.store
+    store.admin("meta/drop_vector_claim")
+    try:
+        older = Operators(_store(potters, "off"), potters.group).source
+        assert isinstance(older, GraphSource)
+        _close_pairs(older.top(vec, turns=False, types=["Claim"], k=2), expected)
+        assert "operators/nearest_records_indexed" in older.statements
+    finally:
+        store.admin("schema/vector_claim_embedding", dimension=potters.embedder.dimension)
+        store.admin("meta/await_indexes", seconds=120)
+
+
+def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
     potters: Memory, neo4j_settings: Settings
 ) -> None:
     store = potters.store
     store.admin("meta/drop_group_type_index")
+    store.admin("meta/drop_vector_claim")
     store.write("meta/set_schema_version", version=1)
     try:
         fresh = Memory(neo4j_settings.model_copy(update={"group": potters.group}))
         fresh.ensure_schema()
         names = {row["name"] for row in store.admin("meta/show_indexes")}
-        assert "memory_group_type" in names
-        assert store.read("meta/get_embedder")[0]["schema"] >= 2
+        assert {"memory_group_type", "claim_embedding"} <= names
+        assert store.read("meta/get_embedder")[0]["schema"] == SCHEMA_VERSION
         fresh.close()
     finally:  # leave the shared store as init makes it
         store.admin("schema/range_memory_group_type")
-        store.write("meta/set_schema_version", version=2)
+        store.admin("schema/vector_claim_embedding", dimension=potters.embedder.dimension)
+        store.admin("meta/await_indexes", seconds=120)
+        store.write("meta/set_schema_version", version=SCHEMA_VERSION)
 
 
 def _traverse_rows(source: object, mem: Memory, question: str) -> list[tuple[object, ...]]:

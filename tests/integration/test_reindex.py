@@ -36,6 +36,10 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
         )
 
 
+def _all(dimension: int) -> dict[str, int]:
+    return dict.fromkeys(("memory_embedding", "turn_embedding", "claim_embedding"), dimension)
+
+
 def dims(store: Store) -> dict[str, int]:
     return {r["name"]: int(r["dimension"]) for r in store.admin("meta/vector_dimensions")}
 
@@ -52,7 +56,7 @@ def test_other_embedder_is_refused_then_reindex_switches(
     with Memory(own_server) as mem:
         mem.ingest(EXAMPLE)
         counts = mem.counts()
-        assert dims(mem.store) == {"memory_embedding": 384, "turn_embedding": 384}
+        assert dims(mem.store) == _all(384)
         assert token_rows(mem.store, "reindex") == counts["labels"]["Turn"]
     openai_env = {
         "NEO4J_URI": own_server.neo4j_uri,
@@ -76,7 +80,7 @@ def test_other_embedder_is_refused_then_reindex_switches(
     assert result.exit_code == 0, result.output
     assert f"{counts['labels']['Turn']} turns" in result.stdout
     with Memory(other) as mem:
-        assert dims(mem.store) == {"memory_embedding": 32, "turn_embedding": 32}
+        assert dims(mem.store) == _all(32)
         assert recorded_embedder(mem.store) == ("openai:test-embed", 32)
         assert mem.counts() == counts  # only vectors changed
         assert token_rows(mem.store, "reindex") == 0  # OpenAI gives no token states
@@ -87,6 +91,6 @@ def test_other_embedder_is_refused_then_reindex_switches(
     back = runner.invoke(app, ["reindex", "--embedder", "minilm"], catch_exceptions=False)
     assert back.exit_code == 0, back.output
     with Store(own_server) as store:
-        assert dims(store) == {"memory_embedding": 384, "turn_embedding": 384}
+        assert dims(store) == _all(384)
         assert recorded_embedder(store) == ("minilm", 384)
         assert token_rows(store, "reindex") == counts["labels"]["Turn"]  # made again

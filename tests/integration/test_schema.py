@@ -25,7 +25,8 @@ def _by_name(store: Store) -> dict[str, dict]:
 def test_init_creates_every_index_the_vector_ones_included(store: Store) -> None:
     name, dimension = embedder_identity(store.settings)
     indexes = _by_name(store)
-    for vector in ("memory_embedding", "turn_embedding"):  # search asks them for large groups
+    # search asks them for large groups
+    for vector in ("memory_embedding", "turn_embedding", "claim_embedding"):
         assert indexes[vector]["type"] == "VECTOR"
         assert indexes[vector]["options"]["indexConfig"]["vector.dimensions"] == dimension
     for fulltext, label in (("memory_text", "Memory"), ("turn_text", "Turn")):
@@ -54,7 +55,9 @@ def test_init_is_idempotent(store: Store) -> None:
     before = _by_name(store)
     report = init_schema(store, name, dimension)
     assert set(_by_name(store)) == set(before)
-    assert len(report.applied) == len(statements.names_in("schema/")) - len(VECTOR_INDEX_STATEMENTS)
+    # the vector indexes are on here: None keeps them on (IF NOT EXISTS, nothing new)
+    assert report.applied == statements.names_in("schema/")
+    assert set(VECTOR_INDEX_STATEMENTS) <= set(report.applied)
 
 
 def test_vector_indexes_on_request_with_the_embedder_dimension_and_dropped_on_request(
@@ -64,18 +67,18 @@ def test_vector_indexes_on_request_with_the_embedder_dimension_and_dropped_on_re
     try:
         init_schema(store, name, dimension, vector_indexes=True)
         indexes = _by_name(store)
-        for vector in ("memory_embedding", "turn_embedding"):
+        for vector in ("memory_embedding", "turn_embedding", "claim_embedding"):
             assert indexes[vector]["type"] == "VECTOR"
             assert indexes[vector]["state"] == "ONLINE"
             config = indexes[vector]["options"]["indexConfig"]
             assert config["vector.dimensions"] == dimension
             assert config["vector.similarity_function"].lower() == "cosine"
         init_schema(store, name, dimension)  # None: leaves them as they are
-        assert {"memory_embedding", "turn_embedding"} <= set(_by_name(store))
+        assert {"memory_embedding", "turn_embedding", "claim_embedding"} <= set(_by_name(store))
         init_schema(store, name, dimension, vector_indexes=False)
-        assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        assert not {"memory_embedding", "turn_embedding", "claim_embedding"} & set(_by_name(store))
         init_schema(store, name, dimension)  # None: leaves them absent
-        assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        assert not {"memory_embedding", "turn_embedding", "claim_embedding"} & set(_by_name(store))
     finally:
         init_schema(store, name, dimension, vector_indexes=True)  # as the other tests expect
 
@@ -115,10 +118,11 @@ def test_cli_init_makes_the_vector_indexes_by_default_and_drops_them_on_request(
     try:
         dropped = runner.invoke(app, ["init", "--no-vector-indexes"], catch_exceptions=False)
         assert dropped.exit_code == 0, dropped.output
-        assert not {"memory_embedding", "turn_embedding"} & set(_by_name(store))
+        assert not {"memory_embedding", "turn_embedding", "claim_embedding"} & set(_by_name(store))
         made = runner.invoke(app, ["init"], catch_exceptions=False)  # on by default
         assert made.exit_code == 0, made.output
-        assert "memory_embedding" in made.stdout and "turn_embedding" in made.stdout
-        assert {"memory_embedding", "turn_embedding"} <= set(_by_name(store))
+        for vector in ("memory_embedding", "turn_embedding", "claim_embedding"):
+            assert vector in made.stdout
+        assert {"memory_embedding", "turn_embedding", "claim_embedding"} <= set(_by_name(store))
     finally:
         init_schema(store, *embedder_identity(store.settings), vector_indexes=True)

@@ -1,0 +1,2 @@
+// Drop the claim vector index (reindex with another embedder).
+DROP INDEX claim_embedding IF EXISTS
