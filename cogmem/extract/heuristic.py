@@ -559,7 +559,12 @@ class HeuristicExtractor:
         elif named:
             target, who = ctx.canonical(named[0]), named[0]
         if target is None:
-            opinion = re.search(r"\bi\s+(?:really\s+)?(?:think|believe|feel|guess|reckon)\b", lower)
+            # a thing is judged when the speaker says it is their view ("I think the mayor
+            # …"), or cues an opinion and gives it a sign ("Honestly the mayor is doing a
+            # great job")
+            opinion = re.search(
+                r"\bi\s+(?:really\s+)?(?:think|believe|feel|guess|reckon)\b", lower
+            ) or (OPINION_CUE.search(lower) and pos != neg)
             if not opinion or not concepts:
                 return None
             target = concepts[0].lower()  # a concept, not a person: lower case marks it

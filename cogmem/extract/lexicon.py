@@ -169,6 +169,7 @@ OPINION_NEGATIVE = word_set(
     """
     flaky untrustworthy clumsy incompetent disorganised disorganized pushy bossy moody dull
     unpleasant unfriendly impatient unpunctual rude arrogant selfish lazy stingy dishonest
+    impossible unbearable insufferable
     """
 )
 
