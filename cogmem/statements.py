@@ -8,10 +8,15 @@ Python only ever passes parameters to these texts; it never edits them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 FOLDERS = ("cypher", "operators", "consolidation")
+OPTIONAL = {"as_of": None}
+"""Parameters a statement may read without every caller passing them, and their value when
+not passed: ``$as_of`` (a search as of a time, issue 32) is null for "now"."""
 
 
 class StatementNotFound(KeyError):
@@ -49,6 +54,18 @@ def load(name: str) -> str:
     if not body:
         raise StatementNotFound(f"statement {name!r} at {path} is empty")
     return body
+
+
+def with_defaults(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with the :data:`OPTIONAL` parameters statement ``name`` reads and the
+    caller left out (a new dict)."""
+    return {**_optional(name), **params}
+
+
+@cache
+def _optional(name: str) -> dict[str, Any]:
+    body = load(name)
+    return {key: value for key, value in OPTIONAL.items() if f"${key}" in body}
 
 
 def all_names() -> list[str]:

@@ -81,6 +81,12 @@ class Unreachable(StoreError):
     pass
 
 
+def _params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters statement ``name`` runs with: ``params`` and the optional ones it reads
+    that were left out (:data:`cogmem.statements.OPTIONAL`)."""
+    return statements.with_defaults(name, params)
+
+
 _SCALARS = (str, int, float, bool, type(None))
 _FLAT = (str, int, float, bool)
 
@@ -212,7 +218,7 @@ class Store:
 
     @staticmethod
     def _run(tx: ManagedTransaction, name: str, params: Mapping[str, Any]) -> list[Row]:
-        return Store._rows(tx.run(statements.load(name), dict(params)))
+        return Store._rows(tx.run(statements.load(name), _params(name, params)))
 
     def _query(self, name: str, params: Mapping[str, Any], routing: RoutingControl) -> list[Row]:
         """One statement in a managed transaction (retried on transient errors), routed to
@@ -221,7 +227,7 @@ class Store:
             self._connect()
             rows: list[Row] = self._driver.execute_query(
                 statements.load(name),
-                dict(params),
+                _params(name, params),
                 routing_=routing,
                 database_=self.database,
                 bookmark_manager_=self.bookmarks,
@@ -241,7 +247,7 @@ class Store:
         try:
             with self._errors(), self._session(read=True) as session:
                 self._connect()
-                return self._rows(session.run(statements.load(name), dict(params)))
+                return self._rows(session.run(statements.load(name), _params(name, params)))
         except Neo4jError as exc:
             if not exc.is_retryable():
                 raise
@@ -252,7 +258,7 @@ class Store:
         large result never sits in memory whole); not retried, so consume it in one go."""
         with self._errors(), self._session(read=True) as session:
             self._connect()
-            for record in session.run(statements.load(name), dict(params)):
+            for record in session.run(statements.load(name), _params(name, params)):
                 yield {k: _plain(v) for k, v in record.items()}
 
     def write(self, name: str, /, **params: Any) -> list[Row]:
@@ -274,14 +280,14 @@ class Store:
         """Schema and administration statements, in an auto-commit transaction (leader)."""
         with self._errors(), self._session() as session:
             self._connect()
-            return self._rows(session.run(statements.load(name), dict(params)))
+            return self._rows(session.run(statements.load(name), _params(name, params)))
 
     def explain(self, name: str, params: Mapping[str, Any]) -> None:
         """EXPLAIN a statement (plans it without running it); raises on a broken statement."""
         text = "EXPLAIN " + statements.load(name)
         with self._errors(), self._session() as session:
             self._connect()
-            session.run(text, dict(params)).consume()
+            session.run(text, _params(name, params)).consume()
 
     def profile(self, name: str, /, **params: Any) -> tuple[list[Row], Any]:
         """PROFILE a read statement, on a reader: its rows and the executed plan
@@ -289,7 +295,7 @@ class Store:
         text = "PROFILE " + statements.load(name)
         with self._errors(), self._session(read=True) as session:
             self._connect()
-            result = session.run(text, dict(params))
+            result = session.run(text, _params(name, params))
             rows = self._rows(result)
             summary = result.consume()
             return rows, summary.profile

@@ -2,11 +2,14 @@
 // turns $ids themselves, with up to $window turns before and after each in the same
 // conversation, each turn once, with the records each turn evidences: their ids, and for a
 // caller without the group's copy in process their fields and similarity to $vector.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
 CALL {
   MATCH (m:Memory)
   WHERE m.id IN $ids AND m.group_id = $group
   CALL (m) {
     MATCH (m)-[:EVIDENCED_BY]->(t:Turn)
+    WHERE ($as_of IS NULL OR coalesce(t.at, t.first_at) <= $as_of)
     RETURN t
     ORDER BY t.idx
     LIMIT $per_record
@@ -15,11 +18,13 @@ CALL {
   UNION
   MATCH (t:Turn)
   WHERE t.id IN $ids AND t.group_id = $group
+    AND ($as_of IS NULL OR coalesce(t.at, t.first_at) <= $as_of)
   RETURN t.id AS record_id, t
 }
 CALL (t) {
   MATCH (n:Turn {conversation_id: t.conversation_id})
   WHERE n.idx >= t.idx - $window AND n.idx <= t.idx + $window AND n.group_id = $group
+    AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of)
   RETURN n
 }
 // each turn once (grounded turns that neighbour each other share turns): reached from the
@@ -28,7 +33,8 @@ WITH n, record_id, t
 ORDER BY abs(n.idx - t.idx), record_id, t.idx
 WITH n, head(collect({record_id: record_id, turn_id: t.id, offset: n.idx - t.idx})) AS via
 WITH n, via,
-     [(r:Memory)-[:EVIDENCED_BY]->(n) WHERE NOT r.type IN ['Person', 'Concept'] | r] AS recs
+     [(r:Memory)-[:EVIDENCED_BY]->(n) WHERE NOT r.type IN ['Person', 'Concept']
+           AND ($as_of IS NULL OR coalesce(r.at, r.first_at) <= $as_of) | r] AS recs
 RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offset AS offset,
        [r IN recs | r.id] AS records,
        // what a search without the group's copy in process needs of the turn and its
@@ -38,7 +44,10 @@ RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offse
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim,
        [r IN recs | r {.id, .type, .name, .content, .speaker, .subject, .source, .target,
-          .status, .turn_id, .source_id, .conversation_id, .idx,
+          status: CASE WHEN $as_of IS NULL OR r.valid_to IS NULL THEN r.status
+                       WHEN r.valid_to <= $as_of THEN 'SUPERSEDED'
+                       ELSE coalesce(r.first_status, r.status) END,
+          .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: r.time_start.epochSeconds, time_end_s: r.time_end.epochSeconds,
           .time_text, at_s: r.at.epochSeconds, consolidated: coalesce(r.consolidated, false),
           .quote, .confidence,

@@ -4,15 +4,20 @@
 // concepts closest to the question are its candidates ($vector: Neo4j's cosine similarity
 // of the concept's embedding, 0 without one). A concept shared by at least $min_shared
 // entities is returned with the records that link each entity to it.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
 UNWIND $ids AS eid
 MATCH (e:Memory {id: eid})
 WHERE e.group_id = $group
 CALL (e) {
   MATCH (e)-[r1]->(x:Memory)
   WHERE type(r1) IN $rel_types AND x.group_id = $group
+    AND ($as_of IS NULL OR coalesce(x.at, x.first_at) <= $as_of)
+    AND ($as_of IS NULL OR r1.at IS NULL OR r1.at <= $as_of)
   OPTIONAL MATCH (x)-[r2:INVOLVES|ABOUT|TARGETS]->(c2:Concept)
-  WITH x, c2, CASE WHEN x:Concept THEN x ELSE c2 END AS c
-  WHERE c IS NOT NULL
+  WITH x, c2, r2, CASE WHEN x:Concept THEN x ELSE c2 END AS c
+  WHERE c IS NOT NULL AND ($as_of IS NULL OR coalesce(c.at, c.first_at) <= $as_of)
+    AND (c2 IS NULL OR ($as_of IS NULL OR r2.at IS NULL OR r2.at <= $as_of))
   WITH c, collect(DISTINCT CASE WHEN x:Concept THEN null ELSE x.id END) AS via
   RETURN c, via, CASE WHEN $vector IS NULL OR c.embedding IS NULL THEN 0.0
                    ELSE vector.similarity.cosine(c.embedding, $vector) END AS sim

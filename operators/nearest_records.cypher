@@ -2,13 +2,19 @@
 // when null) nearest to $vector (Neo4j's cosine similarity, (1 + cos) / 2), found through
 // the group_id index and scored one by one: exact, never crowded out by other groups.
 // Equal scores by id.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
 MATCH (n:Memory)
-WHERE n.group_id = $group AND n.embedding IS NOT NULL
+WHERE n.group_id = $group
+  AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of) AND n.embedding IS NOT NULL
   AND ($types IS NULL OR n.type IN $types)
 WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
 LIMIT $k
-RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target, .status,
+RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
+          status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
+                       WHEN n.valid_to <= $as_of THEN 'SUPERSEDED'
+                       ELSE coalesce(n.first_status, n.status) END,
           .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
           .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),

@@ -3,16 +3,22 @@
 // and other groups' turns take places in $fetch: the caller asks for more than $k in
 // proportion to the group's share of the store and falls back to nearest_turns (exact)
 // when fewer than $k come back. Equal scores by id.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
 CALL db.index.vector.queryNodes('turn_embedding', $fetch, $vector) YIELD node AS n
 WITH n
-WHERE n.group_id = $group
+WHERE n.group_id = $group AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of)
 // the index's scores are those of its quantised vectors: score the group's exactly, as
 // nearest_turns does, so both give the same order and similarities
 WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
 LIMIT $k
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
-          .source, .target, .status, .turn_id, .source_id, .conversation_id, .idx,
+          .source, .target,
+          status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
+                       WHEN n.valid_to <= $as_of THEN 'SUPERSEDED'
+                       ELSE coalesce(n.first_status, n.status) END,
+          .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
           .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
           .quote, .confidence} AS node,

@@ -8,6 +8,8 @@
 // per relationship type of the fixed vocabulary: a branch whose type is not asked for is
 // skipped before it expands, so a person with a million events costs nothing for a CLAIMS
 // traversal.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
 UNWIND range(0, size($steps) - 1) AS si
 WITH si, $steps[si] AS step
 MATCH (a:Memory)
@@ -46,6 +48,8 @@ CALL (a, step) {
   }
   WITH r, b
   WHERE b.group_id = $group
+    AND ($as_of IS NULL OR coalesce(b.at, b.first_at) <= $as_of)
+    AND ($as_of IS NULL OR r.at IS NULL OR r.at <= $as_of)
     AND (step.types IS NULL OR b.type IN step.types)
     AND (step.start IS NULL OR
          (coalesce(b.time_end, b.at) > step.start AND coalesce(b.time_start, b.at) < step.end))
@@ -58,7 +62,10 @@ CALL (a, step) {
 RETURN si AS step, a.id AS from_id, type(r) AS rel, startNode(r) = a AS outgoing,
        b.id AS id, b.type AS type, b.name AS name, b.content AS content, b.quote AS quote,
        b.speaker AS speaker, b.subject AS subject, b.source AS source, b.target AS target,
-       b.status AS status, b.turn_id AS turn_id, b.time_start.epochSeconds AS time_start_s,
+       CASE WHEN $as_of IS NULL OR b.valid_to IS NULL THEN b.status
+                       WHEN b.valid_to <= $as_of THEN 'SUPERSEDED'
+                       ELSE coalesce(b.first_status, b.status) END AS status,
+       b.turn_id AS turn_id, b.time_start.epochSeconds AS time_start_s,
        b.time_end.epochSeconds AS time_end_s, b.time_text AS time_text,
        b.at.epochSeconds AS at_s, sim AS vector
 ORDER BY step, from_id, vector DESC, id, rel

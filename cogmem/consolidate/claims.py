@@ -359,11 +359,21 @@ def _apply(
     dry_run: bool,
 ) -> None:
     """Write the difference between ``plan`` and what ``rows`` hold (statuses, edges)."""
-    changed = [
-        {"id": c.id, "status": plan.status[c.id]} for c in claims if c.status != plan.status[c.id]
+    said = {c.id: c.at for c in claims}
+    replaced: dict[str, datetime] = {}  # a superseded claim's end: when it was replaced
+    for new, old in plan.supersedes:
+        at = said.get(new)
+        if at is not None and (old not in replaced or at < replaced[old]):
+            replaced[old] = at
+    for c in claims:
+        if c.status != plan.status[c.id]:
+            report.claims_changed[plan.status[c.id]] += 1
+    # a superseded claim's row is written again each run: its end moves with its successor
+    changed: list[dict[str, Any]] = [
+        {"id": c.id, "status": plan.status[c.id], "valid_to": replaced.get(c.id)}
+        for c in claims
+        if c.status != plan.status[c.id] or c.id in replaced
     ]
-    for row in changed:
-        report.claims_changed[row["status"]] += 1
     wanted = {(a, "SUPERSEDES", b) for a, b in plan.supersedes} | {
         (a, "CONFLICTS_WITH", b) for a, b in plan.conflicts
     }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from cogmem.extract.plans import completes, plan_status
@@ -61,6 +62,9 @@ class GraphBuilder:
         self.conversation = conversation
         self.cid = conversation_id(group, conversation.id)
         self.plans: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        self.plan_turns: dict[str, str] = {}
+        """The turn each remembered plan was told in (a turn may tell one plan as a Todo
+        and as an Event: a later turn that does it supersedes both)."""
         """Per person, the plans (record id, the topic stems of its quote) this conversation
         has told so far, oldest first: a later turn that does or calls off one of them is
         linked to it."""
@@ -139,7 +143,7 @@ class GraphBuilder:
             row["props"].update({k: v for k, v in props.items() if v is not None})
             return eid
 
-        def edge(src: str, rel: RelType, dst: str, **props: Any) -> None:
+        def edge(src: str, rel: RelType, dst: str, at: datetime | None, **props: Any) -> None:
             if src != dst:
                 edges.setdefault(
                     (src, rel.value, dst),
@@ -147,6 +151,7 @@ class GraphBuilder:
                         "src": src,
                         "type": rel.value,
                         "dst": dst,
+                        "at": at,  # when it was first said: kept by the first write
                         "props": {k: v for k, v in props.items() if v is not None},
                     },
                 )
@@ -165,8 +170,9 @@ class GraphBuilder:
             )
             if speaker_tid is None:
                 speaker_first_turn[turn.speaker] = tid
+            said = partial(edge, at=turn.at)
             for rec in records:
-                self._record(rec, turn, tid, speaker, entity, edge, rows)
+                self._record(rec, turn, tid, speaker, entity, said, rows)
         rows.records = list(entities.values()) + rows.records
         rows.edges = list(edges.values())
         return rows
@@ -239,7 +245,7 @@ class GraphBuilder:
         ]
         person_ids = [person(p) for p in rec.persons if p]
         if status is not None:
-            self._link_plan(rid, status, rec, edge)
+            self._link_plan(rid, tid, status, rec, edge)
         if rec.type is RecordType.EVENT:
             edge(subject, RelType.PARTICIPATED_IN, rid)
             for pid in person_ids:
@@ -269,14 +275,18 @@ class GraphBuilder:
             if rec.relation in ("LIKES", "DISLIKES", "USES") and concept_ids:
                 edge(subject, RelType(rec.relation), concept_ids[0], via=rid)
 
-    def _link_plan(self, rid: str, status: str, rec: ExtractedRecord, edge: Any) -> None:
+    def _link_plan(self, rid: str, tid: str, status: str, rec: ExtractedRecord, edge: Any) -> None:
         """A plan is remembered for its person; a record that does or calls off an earlier
         plan of the same person (a word of it in common) SUPERSEDES it."""
         told = self.plans.setdefault(rec.subject or rec.speaker or "", [])
         if status == "PLANNED":
             if all(pid != rid for pid, _ in told):
                 told.append((rid, frozenset(topic_stems(rec.quote))))
+                self.plan_turns[rid] = tid
             return
         earlier = completes(rec.quote, [(pid, q) for pid, q in told if pid != rid])
         if earlier is not None:
-            edge(rid, RelType.SUPERSEDES, earlier, rule=status.lower())
+            turn = self.plan_turns.get(earlier)
+            for pid, _ in told:
+                if pid == earlier or (pid != rid and self.plan_turns.get(pid) == turn):
+                    edge(rid, RelType.SUPERSEDES, pid, rule=status.lower())

@@ -35,6 +35,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from datetime import datetime
 from typing import Any, TypeVar
 
 import numpy as np
@@ -56,6 +57,10 @@ TYPED_EXACT_SCAN_NODES = 2_500
 """The same for a search of records of some types, counted among those types: a large
 group's HNSW index answers most typed searches in its first asks (~30 ms each), where
 scoring 8k records exactly takes ~150 ms."""
+AS_OF_EXACT_SCAN_NODES = 2_500
+"""A search as of a date scans exactly (through the (group_id, at) indexes) when the group
+held at most this many nodes of a label then; beyond, it asks the HNSW index as a search
+of now does, falling back to that exact scan when too few of them come back."""
 INDEX_FIRST_FETCH = 4
 """The HNSW index is first asked for this many times k nodes (the group's kept)."""
 INDEX_OVERFETCH = 2.0
@@ -75,6 +80,11 @@ DENSE_FETCH_SHARE = 0.25
 its degree (a node of 3k relationships in a store of millions is cheaper to score)."""
 FULLTEXT_OVERFETCH = 3
 """A typed record search asks Lucene for this many times k (other types are dropped after)."""
+AS_OF_OVERFETCH = 4
+"""A search as of a time asks Lucene for this many times more (what was said later is
+dropped after); when fewer than k remain, it asks for every match."""
+LUCENE_ALL = 1_000_000
+"""The limit that stands for every match of a Lucene query."""
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
@@ -110,14 +120,18 @@ class GraphSource:
     once a search; ``statements`` lists what ran, for the trace. Its calls may come from
     several threads at once (:mod:`cogmem.retrieval.parallel`)."""
 
-    def __init__(self, store: Store, group: str) -> None:
+    def __init__(self, store: Store, group: str, as_of: datetime | None = None) -> None:
         self.store = store
         self.group = group
+        self.as_of = as_of
+        """Read the group as it stood then (None: now): every statement drops what was
+        said later and gives each record the status it had then."""
         self.tokens = TokenRowCache()
         self.statements: list[str] = []
         self._fields: dict[str, dict[str, Any]] = {}
         self._sims: dict[bytes, dict[str, float]] = {}
         self._sizes: dict[str, int] | None = None
+        self._visible: dict[str, int] | None = None
         self._typed_sizes: dict[str, int] = {}
         self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
         self._persons: list[dict[str, Any]] | None = None
@@ -127,7 +141,7 @@ class GraphSource:
     # -- plumbing ----------------------------------------------------------------------
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         self.statements.append(name)
-        return self.store.read(name, group=self.group, **params)
+        return self.store.read(name, group=self.group, as_of=self.as_of, **params)
 
     def _keep(self, node: Mapping[str, Any], vector: np.ndarray | None, sim: float | None) -> str:
         node_id = str(node["id"])
@@ -143,6 +157,15 @@ class GraphSource:
                 (row,) = self._read("operators/group_size", cap=EXACT_SCAN_NODES)
                 self._sizes = {k: int(v) for k, v in row.items()}
             return self._sizes
+
+    def _visible_sizes(self) -> dict[str, int]:
+        """How many turns and records the group held at :attr:`as_of` (each counted up to
+        :data:`AS_OF_EXACT_SCAN_NODES` + 1)."""
+        with self._counting:
+            if self._visible is None:
+                (row,) = self._read("operators/group_size_as_of", cap=AS_OF_EXACT_SCAN_NODES)
+                self._visible = {k: int(v) for k, v in row.items()}
+            return self._visible
 
     def _typed_size(self, types: Sequence[str]) -> int:
         key = ",".join(sorted(types))
@@ -171,13 +194,24 @@ class GraphSource:
         sizes = self._sizes_of()
         mine, everyone = sizes[kind], sizes[f"all_{kind}"]
         exact = f"operators/nearest_{kind}"
+        if self.as_of is not None:
+            # as of a date, the group held what was said by then: few nodes then (of any
+            # type) are scanned exactly through the (group_id, at) indexes; many size the
+            # HNSW ask
+            visible = self._visible_sizes()[kind]
+            exact = f"operators/nearest_{kind}_as_of"  # also what a short HNSW ask falls to
+            if visible == 0:
+                return []
+            if visible <= AS_OF_EXACT_SCAN_NODES:
+                scanned = self._read(exact, **params)
+                return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in scanned]
         if types is not None:
             # a typed search counts only those types: a group large overall may hold few
             # of them, scanned exactly through the (group_id, type) index
             mine, exact = self._typed_size(types), "operators/nearest_records_typed"
             if mine == 0:
                 return []
-        rows: list[dict[str, Any]] | None = None
+        rows: Any = None
         if mine > (EXACT_SCAN_NODES if types is None else TYPED_EXACT_SCAN_NODES):
             claims = types is not None and set(types) == {"Claim"}
             if claims:
@@ -264,18 +298,17 @@ class GraphSource:
         if query is None or k <= 0:
             return []
         vec = _list(vector)
-        if turns:
-            rows = self._read("operators/fulltext_turns", query=query, k=k, vector=vec)
-        else:
-            fetch = k if types is None else k * FULLTEXT_OVERFETCH
-            rows = self._read(
-                "operators/fulltext_records",
-                query=query,
-                k=k,
-                fetch=fetch,
-                types=list(types) if types is not None else None,
-                vector=vec,
-            )
+        name = "operators/fulltext_turns" if turns else "operators/fulltext_records"
+        params: dict[str, Any] = {"query": query, "k": k, "vector": vec}
+        if not turns:
+            params["types"] = list(types) if types is not None else None
+        fetch = k if turns or types is None else k * FULLTEXT_OVERFETCH
+        if self.as_of is None:
+            rows = self._read(name, fetch=fetch, **params)
+        else:  # later words are dropped after Lucene: ask for more, then for every match
+            rows = self._read(name, fetch=fetch * AS_OF_OVERFETCH, **params)
+            if len(rows) < k:
+                rows = self._read(name, fetch=LUCENE_ALL, **params)
         return [(self._keep(r["node"], vector, r["sim"]), float(r["score"])) for r in rows]
 
     def similarity(self, query: np.ndarray, ids: Sequence[str]) -> list[float]:
@@ -453,7 +486,10 @@ class GraphSource:
         if not queries:
             return None
         found: dict[str, float] = {}
-        for r in self.store.read("operators/turn_df", group=self.group, queries=queries):
+        rows = self.store.read(
+            "operators/turn_df", group=self.group, queries=queries, as_of=self.as_of
+        )
+        for r in rows:
             docs, df = int(r["docs"]), int(r["df"])
             found[r["word"]] = math.log(1.0 + (docs - df + 0.5) / (df + 0.5)) if docs else 0.0
         return found

@@ -165,9 +165,12 @@ def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
 class Operators:
     """Operators bound to one store and one group."""
 
-    def __init__(self, store: Store, group: str) -> None:
+    def __init__(self, store: Store, group: str, as_of: datetime | None = None) -> None:
         self.store = store
         self.group = group
+        self.as_of = as_of
+        """The group as it stood then (None: now). Such a search reads Neo4j, whose
+        statements take the time (the in-process copy holds the group as it is now)."""
         self._cache = vector_cache(store.settings.vector_cache_mb)
         self._source: Source | None = None
         # what the last Ground returned, so Evidence needs no second round trip
@@ -190,7 +193,9 @@ class Operators:
         (``search_cache``: ``auto``; ``eager`` reads it first, ``off`` never)."""
         if self._source is None:
             mode = self.store.settings.search_cache
-            if mode == "eager":
+            if self.as_of is not None:
+                self._source = GraphSource(self.store, self.group, self.as_of)
+            elif mode == "eager":
                 self._source = self._cache.sync(self.store, self.group)
             elif mode == "off":
                 self._source = GraphSource(self.store, self.group)
@@ -202,6 +207,25 @@ class Operators:
                 else:
                     self._source = cached
         return self._source
+
+    def look_back(self, as_of: datetime) -> None:
+        """From now on, read the group as it stood at ``as_of`` (a question that carries its
+        own time: :mod:`cogmem.retrieval.scope`): through Neo4j, nothing kept from before."""
+        pending = self.drain_statements()  # not yet in the trace: the next step lists them
+        self.as_of = as_of
+        self._source = GraphSource(self.store, self.group, as_of)
+        self._source.statements.extend(pending)
+        self._turn_rows.clear()
+        self._record_rows.clear()
+        self._lexical.clear()
+        self._anchored.clear()
+
+    def latest_said(self) -> datetime | None:
+        """When the group's last turn (by :attr:`as_of`) was said."""
+        self.statements.append("operators/latest_turn")
+        (row,) = self.store.read("operators/latest_turn", group=self.group, as_of=self.as_of)
+        at = row["at"]
+        return at if isinstance(at, datetime) else None
 
     def release(self) -> None:
         """The search is done: start reading the group's copy in the background when
@@ -466,6 +490,7 @@ class Operators:
                 window=max(0, window),
                 per_record=per_record,
                 vector=None,
+                as_of=self.as_of,
             )
         found = []  # (row, turn as Evidence shows it, record fields) of the turns seen
         for row in rows:
@@ -558,7 +583,9 @@ class Operators:
         missing = [t for t in turn_ids if t not in self._record_rows]
         if missing:
             self.statements.append("operators/turn_records")
-            rows += self.store.read("operators/turn_records", ids=missing, group=self.group)
+            rows += self.store.read(
+                "operators/turn_records", ids=missing, group=self.group, as_of=self.as_of
+            )
         sims = self.source.similarity(np.asarray(vector, np.float32), [r["id"] for r in rows])
         out = []
         for row, sim in zip(rows, sims, strict=True):
@@ -573,7 +600,10 @@ class Operators:
         if not claim_ids:
             return out
         self.statements.append("operators/superseded")
-        for row in self.store.read("operators/superseded", ids=claim_ids, group=self.group):
+        rows = self.store.read(
+            "operators/superseded", ids=claim_ids, group=self.group, as_of=self.as_of
+        )
+        for row in rows:
             when = datetime.fromtimestamp(row["at_s"], UTC) if row["at_s"] is not None else None
             said = f"{when.day} {when:%B %Y}" if when else "earlier"
             out.setdefault(row["id"], []).append(
@@ -591,5 +621,7 @@ class Operators:
         missing = [t for t in turn_ids if t not in self._turn_rows]
         if missing:
             self.statements.append("operators/turns_by_id")
-            rows += self.store.read("operators/turns_by_id", ids=missing, group=self.group)
+            rows += self.store.read(
+                "operators/turns_by_id", ids=missing, group=self.group, as_of=self.as_of
+            )
         return rows

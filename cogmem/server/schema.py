@@ -63,11 +63,12 @@ def _refuse_mismatch(
             )
 
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped when a schema statement is added: opening a store recorded with an older version
 applies the statements again (each is ``IF NOT EXISTS``; the vector ones where the store
 has vector indexes), so an upgraded cogmem finds the indexes its statements expect (2: the
-``(group_id, type)`` index of typed vector scans; 3: ``claim_embedding``)."""
+``(group_id, type)`` index of typed vector scans; 3: ``claim_embedding``); 4: the times a
+search as of a date reads, written for older records (``admin/backfill_validity``)."""
 
 VECTOR_INDEX_STATEMENTS = (
     "schema/vector_memory_embedding",
@@ -144,6 +145,9 @@ def open_schema(
             if vectors or stmt not in VECTOR_INDEX_STATEMENTS:
                 store.admin(stmt, dimension=dimension)
         store.admin("meta/await_indexes", seconds=300)  # once: searches expect them online
+        if int(meta["schema"]) < 4:
+            store.admin("admin/backfill_validity")
+            store.admin("admin/backfill_relationship_times")
         store.write("meta/set_schema_version", version=SCHEMA_VERSION)
     if not meta["sequenced"]:
         stamp_unsequenced(store)

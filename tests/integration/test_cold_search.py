@@ -396,12 +396,15 @@ def test_the_group_clause_filters_without_scoring(potters: Memory, other_groups:
     every match, a constant that grows with the other groups' share)."""
     store, group = potters.store, potters.group
     query = graph_source.lucene_query(group, ["biscuit", "greyhound"], ["search_text"])
-    scoped = store.read("operators/fulltext_turns", group=group, query=query, k=10, vector=None)
+    scoped = store.read(
+        "operators/fulltext_turns", group=group, query=query, k=10, fetch=10, vector=None
+    )
     bare = store.read(
         "operators/fulltext_turns",
         group=group,
         query="search_text:(biscuit greyhound)",
-        k=1000,  # every group's matches, the statement keeps this group's
+        k=1000,
+        fetch=1000,  # every group's matches, the statement keeps this group's
         vector=None,
     )
     assert scoped
