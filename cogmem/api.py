@@ -40,6 +40,7 @@ from cogmem.server.schema import (
     recorded_embedder,
 )
 from cogmem.store import Neo4jError, Row, Store, StoreError, Unreachable
+from cogmem.temporal.as_of import describe_as_of, parse_as_of
 
 if TYPE_CHECKING:
     from neo4j import Driver
@@ -55,6 +56,10 @@ class QuestionError(ValueError):
 
 class LocalTimesError(StoreError):
     """A group holds times without a time zone (LOCAL DATETIME): `cogmem doctor --fix`."""
+
+
+AsOf = datetime | str | None
+"""A time a search looks back from: a datetime, or text (``cogmem.temporal.as_of``)."""
 
 
 def valid_group(group: str) -> str:
@@ -414,41 +419,61 @@ class Memory:
         """The four retrieval operators, bound to this group."""
         return Operators(self.store, self.group)
 
-    def controller(self, weights: RankWeights | None = None) -> Controller:
-        return Controller(self.store, self.group, self.embedder, self.router, weights)
+    def controller(
+        self, weights: RankWeights | None = None, as_of: datetime | None = None
+    ) -> Controller:
+        return Controller(self.store, self.group, self.embedder, self.router, weights, as_of=as_of)
 
-    def retrieve(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
+    def retrieve(
+        self, question: str, k: int = 10, dedupe: bool = True, as_of: AsOf = None
+    ) -> Retrieval:
         """Evidence for a question, with the plan and the trace of what ran.
 
-        Raises :class:`QuestionError` for an empty question, :class:`LocalTimesError` when
-        the group holds times without a time zone (repair: ``cogmem doctor --fix``)."""
+        ``as_of`` (a datetime, or text such as ``"2024-03-01"`` or ``"1 March 2024"``: the
+        end of that day) searches memory as it stood then: only turns said by then, and
+        each record with the status it had then (a claim superseded later is current).
+
+        Raises :class:`QuestionError` for an empty question, :class:`AsOfError` for a time
+        it cannot read, :class:`LocalTimesError` when the group holds times without a time
+        zone (repair: ``cogmem doctor --fix``)."""
         check_question(question)
+        when = parse_as_of(as_of)
         self.ensure_schema()
         self.clients.live.settle(self.group)  # reads the turns queued before it
         try:
             with self.clients.search_slots:  # at most search_concurrency at once
-                return self.controller().run(question, k=k, dedupe=dedupe)
+                return self.controller(as_of=when).run(question, k=k, dedupe=dedupe)
         except Neo4jError as exc:
             raise self._local_times(exc) from exc
 
-    def search(self, question: str, k: int = 10, dedupe: bool = True) -> list[Evidence]:
-        """Ranked, grounded Evidence for a question (one per source turn by default)."""
-        return self.retrieve(question, k=k, dedupe=dedupe).evidence
+    def search(
+        self, question: str, k: int = 10, dedupe: bool = True, as_of: AsOf = None
+    ) -> list[Evidence]:
+        """Ranked, grounded Evidence for a question (one per source turn by default);
+        ``as_of`` as for :meth:`retrieve`."""
+        return self.retrieve(question, k=k, dedupe=dedupe, as_of=as_of).evidence
 
-    def context(self, question: str, budget_tokens: int = 2000, k: int = 15) -> str:
+    def context(
+        self, question: str, budget_tokens: int = 2000, k: int = 15, as_of: AsOf = None
+    ) -> str:
         """A prompt block of the best evidence that fits ``budget_tokens`` (estimated)."""
-        return self.context_block(question, budget_tokens, k).text
+        return self.context_block(question, budget_tokens, k, as_of=as_of).text
 
-    def context_block(self, question: str, budget_tokens: int = 2000, k: int = 15) -> ContextBlock:
-        retrieval = self.retrieve(question, k=k)
+    def context_block(
+        self, question: str, budget_tokens: int = 2000, k: int = 15, as_of: AsOf = None
+    ) -> ContextBlock:
+        retrieval = self.retrieve(question, k=k, as_of=as_of)
         return pack(retrieval.evidence, budget_tokens)
 
-    def ask(self, question: str, k: int = 10, budget_tokens: int = 2000) -> Answer:
+    def ask(
+        self, question: str, k: int = 10, budget_tokens: int = 2000, as_of: AsOf = None
+    ) -> Answer:
         """Answer from memory: with an LLM, a reasoning-aware prompt over the packed
         evidence, kept when it holds against that evidence
         (:func:`~cogmem.answer_check.check_answer`); offline, or when the LLM fails or its
-        answer does not hold, an extractive answer. The trace says which it was."""
-        retrieval = self.retrieve(question, k=k)
+        answer does not hold, an extractive answer. The trace says which it was. With
+        ``as_of``, from memory as it stood then; the answer names that time."""
+        retrieval = self.retrieve(question, k=k, as_of=as_of)
         text = None
         llm = self.llm
         if llm is not None:
@@ -480,12 +505,15 @@ class Memory:
         if text is None:
             text = extractive_answer(retrieval.plan, retrieval.evidence)
             answered_by = "extractive"
+        if retrieval.as_of is not None:
+            text = f"As of {describe_as_of(retrieval.as_of)}: {text}"
         return Answer(
             text=text,
             evidence=retrieval.evidence,
             trace=retrieval.trace,
             intent=retrieval.plan.intent,
             answered_by=answered_by,
+            as_of=retrieval.as_of,
         )
 
     # -- consolidation ---------------------------------------------------------------
@@ -586,6 +614,23 @@ class Memory:
             "labels": labels,
             "relationships": counts["relationships"],
         }
+
+    def history(self, person: str, about: str | None = None) -> list[Row]:
+        """``person``'s opinions and plans over time, oldest first (only those ``about`` a
+        person or thing, by its words, when given): each with ``valid_from`` (said),
+        ``valid_to`` (when what replaced, did or called it off was said; None: it holds),
+        ``opened_as`` and ``status_now``, and the turns that opened and closed it
+        (``opened_by``/``opened_quote``, ``closed_by``/``closed_quote``, ``how``). The
+        Browser kit's ``person_history`` query."""
+        if not person.strip():
+            raise QuestionError("the person is empty: give a name, e.g. cogmem history Lena")
+        self.clients.live.settle(self.group)
+        return self.store.read(
+            "browser/person_history",
+            group=self.group,
+            person=person.strip(),
+            about=about.strip() if about and about.strip() else None,
+        )
 
     def doctor(self, fix: bool = False, every_group: bool = False, batch: int = 5000) -> list[Row]:
         """Find (and with ``fix`` convert to UTC) the LOCAL DATETIME ``at`` /

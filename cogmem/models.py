@@ -248,6 +248,8 @@ class Answer(BaseModel):
     answered_by: Literal["llm", "extractive"] = "extractive"
     """Who wrote ``text``: the LLM (its answer held against the evidence) or the extractive
     answer (offline, or the LLM failed, or its answer did not hold)."""
+    as_of: datetime | None = None
+    """The time the answer speaks for (memory as it stood then); None: now."""
 
     def __str__(self) -> str:
         """The answer, then the turns it rests on: ``text`` and ``(evidence: D1:3, D2:1)``."""

@@ -340,6 +340,7 @@ def run_scale(
             timed(partial(memory.controller().run, question, k=10), live["search_after_write"])
         buckets.update(live)
         buckets["cold_search"] = cold.pop("search")
+        buckets["cold_search_as_of"] = cold.pop("search_as_of")
         points.append(
             SizePoint(
                 records=records,
@@ -375,7 +376,9 @@ def _cold_searches(memory: Memory, queries: int, rng: random.Random) -> dict[str
     of them (:attr:`~cogmem.retrieval.controller.Retrieval.seconds`) under its name."""
     cold = with_search_cache(memory, "off")
     persons = [p["name"] for p in memory.operators().persons()] or PEOPLE
-    parts: dict[str, list[float]] = {"search": []}
+    (span,) = memory.store.read("inspect/group_turn_span", group=memory.group)
+    first, last = span["first_said"], span["last_said"]
+    parts: dict[str, list[float]] = {"search": [], "search_as_of": []}
     for n in range(WARM_UP + queries):
         person, other = rng.sample(persons, 2) if len(persons) > 1 else (persons[0],) * 2
         question = rng.choice(QUESTIONS).format(
@@ -383,8 +386,16 @@ def _cold_searches(memory: Memory, queries: int, rng: random.Random) -> dict[str
         )
         started = time.perf_counter()
         result = cold.retrieve(question, k=10)
+        took = time.perf_counter() - started
+        # the same question as of a moment drawn over the group's time span, right after
+        # (interleaved: the machine's noise falls on both alike)
+        as_of = first + (last - first) * rng.random() if first and last else None
+        started = time.perf_counter()
+        cold.retrieve(question, k=10, as_of=as_of)
+        took_as_of = time.perf_counter() - started
         if n >= WARM_UP:
-            parts["search"].append(time.perf_counter() - started)
+            parts["search"].append(took)
+            parts["search_as_of"].append(took_as_of)
             for name, seconds in result.seconds.items():
                 parts.setdefault(name, []).append(seconds)
     return parts
@@ -456,7 +467,7 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
         # a search through Neo4j alone (no copy in process)
         "operators/group_size": dict(group=group, cap=EXACT_SCAN_NODES),
         "operators/nearest_turns_indexed": dict(group=group, vector=vec, k=60, fetch=120),
-        "operators/fulltext_turns": dict(group=group, query=fulltext, k=60, vector=None),
+        "operators/fulltext_turns": dict(group=group, query=fulltext, k=60, fetch=60, vector=None),
         "operators/traverse_hop": dict(
             group=group, steps=[dict(step, start=None, end=None)], per_node=15, vector=vec
         ),
@@ -470,7 +481,7 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
 
 def markdown(report: ScaleReport) -> str:
     ops: tuple[str, ...] = ("anchor", "traverse", "intersect", "ground", "search")
-    live = ("add_turn", "search_after_write", "cold_search")
+    live = ("add_turn", "search_after_write", "cold_search", "cold_search_as_of")
     ops += tuple(op for op in live if all(op in p.latency for p in report.sizes))
     head = (
         "| records | turns | ingest turns/s | ingest records/s | "
@@ -485,8 +496,10 @@ def markdown(report: ScaleReport) -> str:
         "(`add_turn`), each followed by a search "
         "(search_after_write: it first reads what the turn wrote). cold_search: the same "
         "questions asked of Neo4j alone, as by a process that holds no copy of the group "
-        "(its first search; `search_cache = off`), after the same warm-up; the other "
-        "columns search the process's copy.",
+        "(its first search; `search_cache = off`), after the same warm-up; "
+        "cold_search_as_of: each of them again right after, as of a moment drawn over the "
+        "group's time span (`as_of`: always through Neo4j); the other columns search the "
+        "process's copy.",
         "",
         head,
         "|" + "---|" * (7 + len(ops)),

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
@@ -157,6 +158,16 @@ def require_question(question: str) -> None:
     from cogmem.api import check_question
 
     check_question(question)
+
+
+def require_as_of(value: str | None) -> datetime | None:
+    """``--as-of`` read before connecting; an unreadable time is a one-line error."""
+    from cogmem.temporal.as_of import AsOfError, parse_as_of
+
+    try:
+        return parse_as_of(value)
+    except AsOfError as exc:
+        raise fail(f"--as-of: {exc}") from exc
 
 
 def short(text: str, limit: int = TITLE_CHARS) -> str:

@@ -18,11 +18,13 @@ from cogmem.cli.common import (
     open_memory,
     out,
     print_json,
+    require_as_of,
     require_question,
     short,
     warn_if_empty,
 )
 from cogmem.cli.options import (
+    AsOfOpt,
     ExplainOpt,
     GroupOpt,
     JsonOpt,
@@ -30,6 +32,7 @@ from cogmem.cli.options import (
     PlainJsonOpt,
     QuestionArg,
 )
+from cogmem.temporal.as_of import describe_as_of
 
 if TYPE_CHECKING:
     from cogmem.models import Evidence, TraceStep
@@ -175,15 +178,18 @@ def search(
     as_json: JsonOpt = False,
     explain: ExplainOpt = False,
     llm: LLMOpt = None,
+    as_of: AsOfOpt = None,
 ) -> None:
     """Ranked evidence for a question, each grounded in the turn it came from."""
     require_question(question)
+    when = require_as_of(as_of)
     with open_memory(ctx, group, llm, one_search=True) as mem:
         warn_if_empty(mem)
-        retrieval = mem.retrieve(question, k=k)
+        retrieval = mem.retrieve(question, k=k, as_of=when)
     if as_json:
         data: dict[str, Any] = {
             "question": question,
+            "as_of": when.isoformat() if when else None,
             "evidence": [e.model_dump(mode="json") for e in retrieval.evidence],
         }
         if explain:
@@ -193,7 +199,10 @@ def search(
         return
     if explain:
         print_trace(retrieval)
-    out.print(evidence_table(retrieval.evidence, f"Evidence for: {escape(short(question))}"))
+    title = f"Evidence for: {escape(short(question))}"
+    if when is not None:
+        title += f" (as of {describe_as_of(when)})"
+    out.print(evidence_table(retrieval.evidence, title))
 
 
 @friendly
@@ -207,19 +216,22 @@ def context(
     k: Annotated[int, typer.Option("--k", "-k", help="Evidence to consider.", min=1)] = 15,
     as_json: JsonOpt = False,
     explain: ExplainOpt = False,
+    as_of: AsOfOpt = None,
 ) -> None:
     """The prompt block an LLM would get: evidence packed greedily under a token budget."""
     from cogmem.answer import pack
 
     require_question(question)
+    when = require_as_of(as_of)
     with open_memory(ctx, group, one_search=True) as mem:
         warn_if_empty(mem)
-        retrieval = mem.retrieve(question, k=k)
+        retrieval = mem.retrieve(question, k=k, as_of=when)
     block = pack(retrieval.evidence, budget)
     if as_json:
         print_json(
             {
                 "question": question,
+                "as_of": when.isoformat() if when else None,
                 "tokens": block.tokens,
                 "budget": block.budget,
                 "left_out": block.left_out,
@@ -246,12 +258,14 @@ def ask(
     k: Annotated[int, typer.Option("--k", "-k", help="Evidence to use.", min=1)] = 10,
     as_json: JsonOpt = False,
     explain: ExplainOpt = False,
+    as_of: AsOfOpt = None,
 ) -> None:
     """Answer a question from memory (LLM when configured, else an extractive answer)."""
     require_question(question)
+    when = require_as_of(as_of)
     with open_memory(ctx, group, llm, one_search=True) as mem:
         warn_if_empty(mem)
-        answer = mem.ask(question, k=k)
+        answer = mem.ask(question, k=k, as_of=when)
     if as_json:
         print_json(answer.model_dump(mode="json", exclude=set() if explain else {"trace"}))
         return

@@ -1,4 +1,5 @@
-"""CLI commands that show what the database holds: ``groups``, ``stats`` and ``doctor``."""
+"""CLI commands that show what the database holds: ``groups``, ``stats``, ``history`` and
+``doctor``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cogmem.cli.common import err, friendly, open_memory, out, print_json
+from cogmem.cli.common import err, fail, friendly, open_memory, out, print_json
 from cogmem.cli.options import GroupOpt, JsonOpt
 
 
@@ -83,6 +84,58 @@ def stats(ctx: typer.Context, group: GroupOpt = None, as_json: JsonOpt = False) 
         table.add_row(f"nodes: {escape(label)}", str(count))
     for rtype, count in sorted(data["relationships"].items()):
         table.add_row(f"relationships: {escape(rtype)}", str(count))
+    out.print(table)
+
+
+@friendly
+def history(
+    ctx: typer.Context,
+    person: Annotated[str, typer.Argument(help="The person (a name, any case).")],
+    about: Annotated[
+        str | None,
+        typer.Option("--about", help="Only what is about this person or thing (its words)."),
+    ] = None,
+    group: GroupOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A person's opinions and plans over time: each with the interval it held (said …
+    until what replaced, did or called it off was said), its status then and now, and the
+    turns that opened and closed it. The same as the Browser kit's person_history query."""
+    if not person.strip():
+        raise fail("the person is empty: give a name, e.g. cogmem history Lena")
+    with open_memory(ctx, group) as mem:
+        rows = mem.history(person, about)
+    if as_json:
+        print_json(
+            [
+                {k: v.isoformat() if isinstance(v, datetime) else v for k, v in r.items()}
+                for r in rows
+            ]
+        )
+        return
+    title = f"{escape(person)}: opinions and plans over time"
+    if about:
+        title += f" (about {escape(about)})"
+    if not rows:
+        out.print(
+            f"Nothing found for {escape(repr(person))}"
+            + (f" about {escape(repr(about))}" if about else "")
+            + "."
+        )
+        return
+    table = Table(title=title)
+    for col in ("held from", "until", "what", "then → now", "opened by", "closed by"):
+        table.add_column(col)
+    for r in rows:
+        closed = f"{r['closed_by']} ({r['how']})" if r["closed_by"] else ""
+        table.add_row(
+            _when(r["valid_from"]),
+            _when(r["valid_to"]) or "holds",
+            escape(str(r["what"])),
+            escape(f"{r['opened_as'] or '-'} → {r['status_now'] or '-'}"),
+            escape(str(r["opened_by"] or "")),
+            escape(closed),
+        )
     out.print(table)
 
 

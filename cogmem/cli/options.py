@@ -23,6 +23,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON out
 PlainJsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Show the plan and operator trace.")]
 QuestionArg = Annotated[str, typer.Argument(help="The question, in plain words.")]
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        help="Answer from memory as it stood then: only turns said by then, each record's "
+        "status then. An ISO date or time (2024-03-01, 2024-03-01T14:00) or '1 March 2024'; "
+        "a date means the end of that day.",
+    ),
+]
 EmbedderPathOpt = Annotated[
     str | None, typer.Option("--embedder-path", help="Local model folder (bge-m3).")
 ]

@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -42,6 +43,7 @@ from cogmem.retrieval.recipes import (
     recipe_for,
 )
 from cogmem.retrieval.router import EntityRef, Plan, Router, RuleRouter
+from cogmem.retrieval.scope import question_scope, scope_end
 from cogmem.retrieval.scoring import (
     PATHS_SHOWN,
     SCORE_DECIMALS,
@@ -117,6 +119,8 @@ class Retrieval(BaseModel):
     evidence: list[Evidence]
     trace: list[TraceStep]
     sufficient: bool = True
+    as_of: datetime | None = None
+    """The time the search looked back from (None: now)."""
     seconds: dict[str, float] = {}
     """Where the time went: ``embed`` (the question's embedding), each operator that ran
     (``entities``, ``anchor``, ``traverse``, ``intersect``, ``ground``, ``late``,
@@ -137,8 +141,12 @@ class Controller:
         router: Router | None = None,
         weights: RankWeights | None = None,
         judge: Callable[[str, list[Evidence]], bool] | None = None,
+        as_of: datetime | None = None,
     ) -> None:
-        self._bind(graph_operators.Operators(store, group), embedder, router, weights, judge)
+        """``as_of``: search the group as it stood then (what was said by then, each
+        record's status then); None: now."""
+        ops = graph_operators.Operators(store, group, as_of)
+        self._bind(ops, embedder, router, weights, judge)
 
     @classmethod
     def over(
@@ -204,7 +212,12 @@ class Controller:
         if release is not None:
             release()
         return Retrieval(
-            plan=plan, evidence=evidence, trace=trace, sufficient=sufficient, seconds=seconds
+            plan=plan,
+            evidence=evidence,
+            trace=trace,
+            sufficient=sufficient,
+            seconds=seconds,
+            as_of=getattr(self.ops, "as_of", None),
         )
 
     # -- steps -------------------------------------------------------------------------
@@ -308,6 +321,32 @@ class Controller:
             finish(plan, self.weights, scores)
         return scores
 
+    def _scope(self, question: str, plan: Plan, trace: list[TraceStep]) -> None:
+        """A question that carries its own time ("What did Lena think of Jonas in May?") is
+        answered from memory as it stood at the end of that time, in place of its window
+        (:mod:`cogmem.retrieval.scope`); operators that cannot look back keep the window."""
+        look_back = getattr(self.ops, "look_back", None)
+        latest = getattr(self.ops, "latest_said", None)
+        if look_back is None or latest is None:
+            return
+        window = question_scope(plan, question, latest)
+        if window is None:
+            return
+        when = scope_end(window)
+        current = getattr(self.ops, "as_of", None)
+        if current is not None and current < when:
+            when = current  # a search as of March asks nothing of what was said later
+        look_back(when)
+        plan.window = None
+        trace.append(
+            TraceStep(
+                operator="scope",
+                returned=1,
+                detail=f"the question asks what held {window.text!r}: memory as of "
+                f"{when.isoformat()}",
+            )
+        )
+
     def _route(self, question: str, trace: list[TraceStep]) -> Plan:
         persons = [
             EntityRef(name=row["name"], id=row["id"], mention=alias)
@@ -316,6 +355,7 @@ class Controller:
             if row["name"]
         ]
         plan = self.router.plan(question, persons)
+        self._scope(question, plan, trace)
         trace.append(
             TraceStep(
                 operator="route",

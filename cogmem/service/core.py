@@ -108,6 +108,8 @@ class AnswerOut(BaseModel):
     answer: str
     intent: str | None
     evidence: list[EvidenceOut]
+    as_of: datetime | None = None
+    """The time the answer speaks for (memory as it stood then); null: now."""
 
 
 class IngestOut(BaseModel):
@@ -265,15 +267,22 @@ class Service:
             log.info("resumed %d stored live turns of %d groups", resumed, len(groups))
         return resumed
 
-    def search(self, grant: Grant, group: str, query: str, k: int = 10) -> list[EvidenceOut]:
+    def search(
+        self, grant: Grant, group: str, query: str, k: int = 10, as_of: str | None = None
+    ) -> list[EvidenceOut]:
         mem = self.authorize(grant, group)
-        return [EvidenceOut.of(ev) for ev in mem.search(query, k=k)]
+        return [EvidenceOut.of(ev) for ev in mem.search(query, k=k, as_of=as_of)]
 
     def context(
-        self, grant: Grant, group: str, query: str, budget_tokens: int = 2000
+        self,
+        grant: Grant,
+        group: str,
+        query: str,
+        budget_tokens: int = 2000,
+        as_of: str | None = None,
     ) -> ContextOut:
         mem = self.authorize(grant, group)
-        block = mem.context_block(query, budget_tokens=budget_tokens)
+        block = mem.context_block(query, budget_tokens=budget_tokens, as_of=as_of)
         return ContextOut(
             text=block.text,
             tokens=block.tokens,
@@ -281,13 +290,16 @@ class Service:
             evidence=[EvidenceOut.of(ev) for ev in block.included],
         )
 
-    def ask(self, grant: Grant, group: str, question: str, k: int = 10) -> AnswerOut:
+    def ask(
+        self, grant: Grant, group: str, question: str, k: int = 10, as_of: str | None = None
+    ) -> AnswerOut:
         mem = self.authorize(grant, group)
-        answer = mem.ask(question, k=k)
+        answer = mem.ask(question, k=k, as_of=as_of)
         return AnswerOut(
             answer=answer.text,
             intent=answer.intent,
             evidence=[EvidenceOut.of(ev) for ev in answer.evidence],
+            as_of=answer.as_of,
         )
 
     def ingest(self, grant: Grant, group: str, path: Path, fmt: str = "auto") -> IngestOut:

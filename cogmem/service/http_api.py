@@ -160,20 +160,22 @@ def create_app(
     async def search(group: GroupPath, body: SearchIn, request: Request) -> SearchOut:
         grant = _grant(request)
         service.authorize(grant, group)
-        found = await service.call(service.search, grant, group, body.query, body.k)
+        found = await service.call(service.search, grant, group, body.query, body.k, body.as_of)
         return SearchOut(group=group, evidence=found)
 
     @api.post("/v1/groups/{group}/context", summary="A prompt block under a token budget")
     async def context(group: GroupPath, body: ContextIn, request: Request) -> ContextOut:
         grant = _grant(request)
         service.authorize(grant, group)
-        return await service.call(service.context, grant, group, body.query, body.budget_tokens)
+        return await service.call(
+            service.context, grant, group, body.query, body.budget_tokens, body.as_of
+        )
 
     @api.post("/v1/groups/{group}/ask", summary="An answer from memory, with its evidence")
     async def ask(group: GroupPath, body: AskIn, request: Request) -> AnswerOut:
         grant = _grant(request)
         service.authorize(grant, group)
-        return await service.call(service.ask, grant, group, body.question, body.k)
+        return await service.call(service.ask, grant, group, body.question, body.k, body.as_of)
 
     @api.post("/v1/groups/{group}/ingest", summary="Ingest an uploaded file", status_code=201)
     async def ingest(

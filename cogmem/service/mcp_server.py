@@ -141,10 +141,13 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         annotations=READ,
     )
     async def search(
-        query: policy.Query, k: policy.K = 10, ctx: Context | None = None
+        query: policy.Query,
+        k: policy.K = 10,
+        as_of: policy.AsOf = None,
+        ctx: Context | None = None,
     ) -> SearchResult:
         g = _grant(ctx, grant)
-        found = await guarded("search", service.call(service.search, g, g.group, query, k))
+        found = await guarded("search", service.call(service.search, g, g.group, query, k, as_of))
         return SearchResult(group=g.group, evidence=found)
 
     @server.tool(
@@ -155,11 +158,14 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         annotations=READ,
     )
     async def context(
-        query: policy.Query, budget_tokens: policy.Budget = 2000, ctx: Context | None = None
+        query: policy.Query,
+        budget_tokens: policy.Budget = 2000,
+        as_of: policy.AsOf = None,
+        ctx: Context | None = None,
     ) -> ContextOut:
         g = _grant(ctx, grant)
         return await guarded(
-            "context", service.call(service.context, g, g.group, query, budget_tokens)
+            "context", service.call(service.context, g, g.group, query, budget_tokens, as_of)
         )
 
     @server.tool(
@@ -167,10 +173,13 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
         annotations=READ,
     )
     async def ask(
-        question: policy.Query, k: policy.K = 10, ctx: Context | None = None
+        question: policy.Query,
+        k: policy.K = 10,
+        as_of: policy.AsOf = None,
+        ctx: Context | None = None,
     ) -> AnswerOut:
         g = _grant(ctx, grant)
-        return await guarded("ask", service.call(service.ask, g, g.group, question, k))
+        return await guarded("ask", service.call(service.ask, g, g.group, question, k, as_of))
 
     @server.tool(
         description="The memory groups this session may use (fixed by the server).",

@@ -86,6 +86,27 @@ Budget = Annotated[
 GroupName = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
 
 
+def _time_point(value: str | None) -> str | None:
+    from cogmem.temporal.as_of import parse_as_of
+
+    parse_as_of(value)  # an AsOfError (a ValueError) is the refusal's reason
+    return value
+
+
+AsOf = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="answer from memory as it stood then: only turns said at or before "
+        "this time count, and each record has the status it had then (a view superseded "
+        "later is still current). An ISO date or time ('2024-03-01', "
+        "'2024-03-01T14:00:00Z') or a plain date ('1 March 2024'); a date means the end "
+        "of that day, UTC. Omitted or null: now",
+    ),
+    AfterValidator(_time_point),
+]
+
+
 class TurnIn(BaseModel):
     speaker: Speaker
     text: Text
@@ -98,16 +119,19 @@ class TurnIn(BaseModel):
 class SearchIn(BaseModel):
     query: Query
     k: K = 10
+    as_of: AsOf = None
 
 
 class ContextIn(BaseModel):
     query: Query
     budget_tokens: Budget = 2000
+    as_of: AsOf = None
 
 
 class AskIn(BaseModel):
     question: Query
     k: K = 10
+    as_of: AsOf = None
 
 
 def reason(exc: ValidationError | Sequence[Any]) -> str:

@@ -260,7 +260,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 def test_the_kit_queries_answer_on_the_conversation_and_the_conf_carries_the_style(
     server: dict[str, Any],
 ) -> None:
-    values = {"group": GROUP, "person": "Priya", "turn": "D1:1", "fact": "passport"}
+    values = {"group": GROUP, "person": "Priya", "turn": "D1:1", "fact": "passport", "about": None}
     rows = {}
     with Store(server["settings"]) as store:
         for query in kit.saved_queries():

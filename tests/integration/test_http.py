@@ -121,6 +121,15 @@ def test_another_group_is_403_and_a_read_only_token_cannot_write(env: dict[str, 
     assert client.delete(f"/v1/groups/{a}", headers=ro).status_code == 403
     found = client.post(f"/v1/groups/{a}/search", json={"query": "chess"}, headers=ro).json()
     assert found["evidence"] and all(e["speaker"] != "Mallory" for e in found["evidence"])
+    # as of a time: nothing said later; an unreadable time is a 422 in one line
+    early = {"query": "chess", "as_of": "2000-01-01"}
+    assert client.post(f"/v1/groups/{a}/search", json=early, headers=ro).json()["evidence"] == []
+    bad = client.post(
+        f"/v1/groups/{a}/ask", json={"question": "chess", "as_of": "soon"}, headers=ro
+    )
+    assert bad.status_code == 422 and "as_of: cannot read" in bad.json()["detail"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["SearchIn"]
+    assert "as it stood then" in schema["properties"]["as_of"]["description"]
 
 
 def test_a_turn_posted_without_waiting_is_202_and_the_next_search_reads_it(

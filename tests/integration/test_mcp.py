@@ -85,6 +85,15 @@ async def remember_and_recall(session: ClientSession, group: str) -> None:
     assert top["speaker"] == "Alice" and "Miso" in top["quote"]
     assert top["turn_id"] in {"T0", "T2"} and top["time"].startswith("2024-03-02")
 
+    # as of a time before anything was said, memory holds nothing; the schema says so
+    assert "as it stood then" in tools["search"].input_schema["properties"]["as_of"]["description"]
+    before = structured(
+        await session.call_tool("search", {"query": "Alice's cat", "as_of": "2000-01-01"})
+    )
+    assert before["evidence"] == []
+    refused = await session.call_tool("search", {"query": "Alice's cat", "as_of": "whenever"})
+    assert refused.is_error and "cannot read" in refused.content[0].text
+
     answer = structured(await session.call_tool("ask", {"question": "What is the cat's name?"}))
     assert "Miso" in answer["answer"]
     assert any("Miso" in (e["quote"] or "") for e in answer["evidence"])
