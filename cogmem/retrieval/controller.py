@@ -179,6 +179,9 @@ class Controller:
     # -- public ------------------------------------------------------------------------
     def run(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
         started = time.perf_counter()
+        end_scope = getattr(self.ops, "end_scope", None)
+        if end_scope is not None:  # the last question's own time is not this one's
+            end_scope()
         trace: list[TraceStep] = _Trace(getattr(self.ops, "drain_statements", None))
         plan, qvec, scores, embed_seconds = self._scored(question, k, trace)
         seconds = {"embed": embed_seconds}

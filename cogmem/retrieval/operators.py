@@ -171,6 +171,7 @@ class Operators:
         self.as_of = as_of
         """The group as it stood then (None: now). Such a search reads Neo4j, whose
         statements take the time (the in-process copy holds the group as it is now)."""
+        self._asked_as_of = as_of  # what the caller asked for; a question's scope is undone
         self._cache = vector_cache(store.settings.vector_cache_mb)
         self._source: Source | None = None
         # what the last Ground returned, so Evidence needs no second round trip
@@ -215,6 +216,18 @@ class Operators:
         self.as_of = as_of
         self._source = GraphSource(self.store, self.group, as_of)
         self._source.statements.extend(pending)
+        self._turn_rows.clear()
+        self._record_rows.clear()
+        self._lexical.clear()
+        self._anchored.clear()
+
+    def end_scope(self) -> None:
+        """Undo a question's :meth:`look_back`: the next search of these operators reads
+        the group as the caller asked (a scoped question leaves nothing behind)."""
+        if self.as_of == self._asked_as_of:
+            return
+        self.as_of = self._asked_as_of
+        self._source = None
         self._turn_rows.clear()
         self._record_rows.clear()
         self._lexical.clear()

@@ -145,6 +145,26 @@ def test_a_question_in_its_own_time_names_it(chats: dict[str, Memory]) -> None:
     assert mem.retrieve("When did Lena renew her passport?").as_of is None
 
 
+def test_a_scoped_question_leaves_nothing_behind(chats: dict[str, Memory]) -> None:
+    """One controller asked many questions (the benches, a long-lived agent): a question
+    in its own time reads memory as of May, the next one, about now, reads all of it again
+    (it used to stay in May for every later question: LoCoMo dev conv-26 R@10 83 -> 63)."""
+    mem = chats["lena_mateo.jsonl"]
+    now_question = "What does Lena think of Jonas now?"
+    fresh = [e.turn_source_id for e in mem.controller().run(now_question).evidence]
+    reused = mem.controller()
+    scoped = reused.run("What did Lena think of Jonas in May?")
+    assert scoped.as_of is not None and scoped.as_of.month == 5
+    after = reused.run(now_question)
+    assert after.as_of is None
+    assert [e.turn_source_id for e in after.evidence] == fresh
+    # a controller asked for a time keeps it: a scope narrows it for one question only
+    march = parse_as_of("2024-03-01")
+    held = mem.controller(as_of=march)
+    held.run("What did Lena think of Jonas in January?")
+    assert held.run(now_question).as_of == march
+
+
 def test_statuses_are_those_of_their_time(chats: dict[str, Memory]) -> None:
     """A plan superseded in May is PLANNED for a search as of March and SUPERSEDED now;
     the record that did it is not there in March."""
