@@ -180,6 +180,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the groups afterwards")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     parser.add_argument("--name", default="tune_weights", help="results file name")
+    parser.add_argument(
+        "--search-cache",
+        choices=["eager", "off", "auto"],
+        default="eager",
+        help="where searches read the group: eager (default), the process's copy, the same "
+        "ranking every run; off, Neo4j's indexes alone (Lucene's BM25 statistics are the "
+        "whole index's, so other groups in the database move it a little); auto mixes the "
+        "two as the copy is read in the background, and so differs from run to run",
+    )
     return parser.parse_args(argv)
 
 
@@ -227,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     convs = list(by_conv)
 
     overrides = {"neo4j_user": args.user, "neo4j_password": args.password}
-    memory = Memory.connect(args.uri, **{k: v for k, v in overrides.items() if v})
+    memory = Memory.connect(
+        args.uri,
+        search_cache=args.search_cache,
+        **{k: v for k, v in overrides.items() if v},
+    )
     runs: dict[tuple[int, str], Ranking] = {}
     seconds: dict[int, float] = dict.fromkeys(range(len(settings)), 0.0)
     try:

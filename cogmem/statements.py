@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 FOLDERS = ("cypher", "operators", "consolidation")
-OPTIONAL = {"as_of": None}
+OPTIONAL: dict[str, Any] = {"as_of": None, "as_of_cap": 0}
 """Parameters a statement may read without every caller passing them, and their value when
-not passed: ``$as_of`` (a search as of a time, issue 32) is null for "now"."""
+not passed: ``$as_of`` (a search as of a time, issue 32) is null for "now"; ``$as_of_cap``
+(how far ``group_size`` counts what was said by then) counts nothing then."""
 
 
 class StatementNotFound(KeyError):

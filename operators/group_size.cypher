@@ -2,7 +2,10 @@
 // indexes up to $cap + 1 (a larger group counts as $cap + 1: it is large, how large does
 // not matter), and how many the whole store holds (from the count store; its claims apart,
 // for claim_embedding): whether a vector search scans the group exactly or asks the shared
-// HNSW index, and how far it over-fetches.
+// HNSW index, and how far it over-fetches. As of $as_of (null: now, and then both are 0),
+// also how many of them had been said by then, counted through the (group_id, at) and
+// (group_id, first_at) indexes up to $as_of_cap + 1: a group that held few nodes then is
+// scanned exactly (nearest_*_as_of). One round trip either way.
 CALL () {
   MATCH (t:Turn) WHERE t.group_id = $group
   WITH t LIMIT $cap + 1
@@ -22,4 +25,20 @@ CALL () {
 CALL () {
   MATCH (m:Claim) RETURN count(m) AS all_claims
 }
-RETURN turns, records, all_turns, all_records, all_claims
+CALL () {
+  MATCH (t:Turn) WHERE t.group_id = $group AND t.at <= $as_of
+  WITH t LIMIT $as_of_cap + 1
+  RETURN count(t) AS turns_then
+}
+CALL () {
+  CALL () {
+    MATCH (m:Memory) WHERE m.group_id = $group AND m.at <= $as_of
+    RETURN m
+    UNION ALL
+    MATCH (m:Memory) WHERE m.group_id = $group AND m.first_at <= $as_of
+    RETURN m
+  }
+  WITH m LIMIT $as_of_cap + 1
+  RETURN count(m) AS records_then
+}
+RETURN turns, records, all_turns, all_records, all_claims, turns_then, records_then

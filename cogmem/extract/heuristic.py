@@ -147,7 +147,9 @@ PERSON_MENTION = re.compile(
     + r")\b"
     r"|(?:^|(?<=[.!?] ))(?P<start>[A-Z][a-z]{2,})\s+(?:"
     + _PERSON_VERBS
-    + r"|(?:is|was)\s+\w+ing)\b"  # "Sophie is running it too": someone doing something
+    # "Sophie is running it too": someone doing something (not "Family is everything",
+    # not "Painting is relaxing": a gerund opening the sentence is a thing)
+    + r"|(?:is|was)\s+(?!\w*thing\b)\w+ing)\b"
     r"|\b(?:with|met|told|called|asked|invited|visited|texted|thanked)\s+(?P<obj>[A-Z][a-z]{2,})\b"
 )
 #: Words after which "X is …" more often names a place or a thing than a person.
@@ -351,6 +353,8 @@ class HeuristicExtractor:
                 add(name, name, 0.6)
         for m in PERSON_MENTION.finditer(text):
             name = m.group("mid") or m.group("start") or m.group("obj")
+            if m.group("start") and name.endswith("ing"):
+                continue  # "Painting is …", "Hiking was …": an activity, not a person
             before = text[: m.start()].split()[-1:]
             if m.group("mid") and before and before[0].lower().strip(",;") in CLAUSE_OPENERS:
                 continue  # "because Lima is at the end of the line": a place, not a person

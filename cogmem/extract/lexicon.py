@@ -21,7 +21,8 @@ NOT_NAMES = word_set(
     Her Its We You They He She When Where Why How Who Which If Then Just Not Anyway Btw BTW
     Omg OMG Gosh Whoa Hmm Um Uh Speaking Talking Honestly Seriously Actually Anyways Besides
     Still Yet Once Now Today Tomorrow Yesterday Tonight Last Next Every Sometimes Lately
-    Recently Right Alright
+    Recently Right Alright Family Friends Kids Life Everyone Everybody Someone Somebody
+    Nobody Everything Something Nothing Anything People
     """
 )
 

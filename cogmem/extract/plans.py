@@ -44,7 +44,10 @@ def plan_status(
     """The status of the plan or event a sentence tells, or None when it tells none.
 
     Called off beats everything; then a plan (a Todo is one by nature, an Event when its
-    sentence speaks of the future or of an obligation); then done (the past tense)."""
+    sentence speaks of the future or of an obligation); then done (the past tense). A
+    question tells none: "How did the race go?" asks whether it happened."""
+    if text.rstrip().endswith("?"):
+        return None
     if CANCELLED_CUE.search(text):
         return "CANCELLED"
     if rtype is RecordType.TODO:
@@ -56,11 +59,16 @@ def plan_status(
     return None
 
 
-def completes(later: str, plans: Iterable[tuple[str, frozenset[str]]]) -> str | None:
+def completes(
+    later: str,
+    plans: Iterable[tuple[str, frozenset[str]]],
+    ignore: frozenset[str] = frozenset(),
+) -> str | None:
     """Of the earlier ``plans`` (id, the :func:`~cogmem.text.topic_stems` of its quote),
     oldest first, the latest that the ``later`` sentence (done or cancelled) speaks of: the
-    one sharing a word with it."""
-    words = topic_stems(later)
+    one sharing a word with it, not counting the ``ignore`` stems (the names of whose plan
+    it is: shared by every record of that person)."""
+    words = topic_stems(later) - ignore
     found = None
     for plan_id, stems in plans:
         if words & stems:

@@ -4,6 +4,7 @@ that are embedded and searched (also used by reindex and import). Ids: :mod:`cog
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -53,6 +54,19 @@ def _entity_key(name: str) -> str:
     return " ".join(name.lower().split())
 
 
+PLAN_LINK_RARE_MIN = 4
+PLAN_LINK_RARE_SHARE = 0.02
+"""A later record finishes or calls off a plan through a word they share only when that
+word was said in at most max(MIN, SHARE · turns so far) of the conversation's earlier
+turns: "marathon" links a race run to the plan to run it; "love", said in a fifth of a
+long chat's turns, links nothing."""
+
+
+def _name_stems(name: str) -> frozenset[str]:
+    """The stems a person's name leaves in a record's words, possessive too."""
+    return frozenset(topic_stems(name) | topic_stems(f"{name}'s")) if name else frozenset()
+
+
 class GraphBuilder:
     """Accumulates rows for one conversation; entity rows are merged per batch."""
 
@@ -62,12 +76,19 @@ class GraphBuilder:
         self.conversation = conversation
         self.cid = conversation_id(group, conversation.id)
         self.plans: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        """Per person, the plans (record id, the topic stems of its quote, the person's and
+        the speakers' names left out) this conversation has told so far, oldest first: a
+        later turn that does or calls off one of them is linked to it."""
         self.plan_turns: dict[str, str] = {}
         """The turn each remembered plan was told in (a turn may tell one plan as a Todo
         and as an Event: a later turn that does it supersedes both)."""
-        """Per person, the plans (record id, the topic stems of its quote) this conversation
-        has told so far, oldest first: a later turn that does or calls off one of them is
-        linked to it."""
+        self.speaker_stems = frozenset(
+            stem for name in conversation.speakers for stem in _name_stems(name)
+        )
+        self.stem_turns: Counter[str] = Counter()
+        """In how many of the conversation's turns so far each topic stem was said: a word
+        said all the time ("love", "make") ties a plan to nothing."""
+        self.turns_seen = 0
 
     def conversation_row(self) -> dict[str, Any]:
         return {
@@ -173,6 +194,8 @@ class GraphBuilder:
             said = partial(edge, at=turn.at)
             for rec in records:
                 self._record(rec, turn, tid, speaker, entity, said, rows)
+            self.stem_turns.update(topic_stems(turn.text))
+            self.turns_seen += 1
         rows.records = list(entities.values()) + rows.records
         rows.edges = list(edges.values())
         return rows
@@ -278,13 +301,21 @@ class GraphBuilder:
     def _link_plan(self, rid: str, tid: str, status: str, rec: ExtractedRecord, edge: Any) -> None:
         """A plan is remembered for its person; a record that does or calls off an earlier
         plan of the same person (a word of it in common) SUPERSEDES it."""
-        told = self.plans.setdefault(rec.subject or rec.speaker or "", [])
+        who = rec.subject or rec.speaker or ""
+        told = self.plans.setdefault(who, [])
+        # the record's words without whose plan it is: its quote names its person ("Caroline
+        # will do her best …", "Caroline loved the book"), a word every record of hers shares
+        names = self.speaker_stems | _name_stems(who) | _name_stems(rec.speaker or "")
         if status == "PLANNED":
             if all(pid != rid for pid, _ in told):
-                told.append((rid, frozenset(topic_stems(rec.quote))))
+                told.append((rid, frozenset(topic_stems(rec.quote)) - names))
                 self.plan_turns[rid] = tid
             return
-        earlier = completes(rec.quote, [(pid, q) for pid, q in told if pid != rid])
+        if rec.quote.rstrip().endswith("?"):
+            return  # "How did the race go?" asks; it does not tell that it was done
+        common = max(PLAN_LINK_RARE_MIN, PLAN_LINK_RARE_SHARE * self.turns_seen)
+        ignore = names | {w for w in topic_stems(rec.quote) if self.stem_turns[w] > common}
+        earlier = completes(rec.quote, [(pid, q) for pid, q in told if pid != rid], ignore)
         if earlier is not None:
             turn = self.plan_turns.get(earlier)
             for pid, _ in told:

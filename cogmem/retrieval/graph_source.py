@@ -131,7 +131,6 @@ class GraphSource:
         self._fields: dict[str, dict[str, Any]] = {}
         self._sims: dict[bytes, dict[str, float]] = {}
         self._sizes: dict[str, int] | None = None
-        self._visible: dict[str, int] | None = None
         self._typed_sizes: dict[str, int] = {}
         self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
         self._persons: list[dict[str, Any]] | None = None
@@ -154,18 +153,19 @@ class GraphSource:
     def _sizes_of(self) -> dict[str, int]:
         with self._counting:  # Anchor's reads run at once: the group is counted once
             if self._sizes is None:
-                (row,) = self._read("operators/group_size", cap=EXACT_SCAN_NODES)
+                (row,) = self._read(
+                    "operators/group_size",
+                    cap=EXACT_SCAN_NODES,
+                    as_of_cap=AS_OF_EXACT_SCAN_NODES,
+                )
                 self._sizes = {k: int(v) for k, v in row.items()}
             return self._sizes
 
     def _visible_sizes(self) -> dict[str, int]:
         """How many turns and records the group held at :attr:`as_of` (each counted up to
-        :data:`AS_OF_EXACT_SCAN_NODES` + 1)."""
-        with self._counting:
-            if self._visible is None:
-                (row,) = self._read("operators/group_size_as_of", cap=AS_OF_EXACT_SCAN_NODES)
-                self._visible = {k: int(v) for k, v in row.items()}
-            return self._visible
+        :data:`AS_OF_EXACT_SCAN_NODES` + 1; counted with the group's size)."""
+        sizes = self._sizes_of()
+        return {"turns": sizes["turns_then"], "records": sizes["records_then"]}
 
     def _typed_size(self, types: Sequence[str]) -> int:
         key = ",".join(sorted(types))

@@ -132,6 +132,23 @@ def test_completes_picks_the_latest_plan_sharing_a_content_word() -> None:
     assert completes("We finally went to the dentist.", plans) is None
 
 
+def test_a_question_tells_no_plan_status() -> None:
+    assert plan_status("How did Caroline feel about her time there?", "past") is None
+    assert plan_status("Are you going to renew it before the trip?", "future") is None
+    assert plan_status("Caroline felt great about her time there.", "past") == "DONE"
+
+
+def test_a_name_shared_by_every_record_of_a_person_links_nothing() -> None:
+    """Rewritten in the third person, every record of Caroline names her: "Caroline loved
+    the book" shares only her name with "Caroline will do her best for these kids" and does
+    not finish it (on LoCoMo such links demoted live plans)."""
+    plans = [("a", frozenset(topic_stems("Caroline will do Caroline's best for these kids.")))]
+    names = frozenset(topic_stems("Caroline"))
+    assert completes("Caroline loved the book by Amy.", plans, names) is None
+    assert completes("Caroline loved the book by Amy.", plans) == "a"  # the name alone
+    assert completes("Caroline finally met the kids.", plans, names) == "a"
+
+
 # -- questions -------------------------------------------------------------------------
 def _plan(question: str) -> Plan:
     return RuleRouter().plan(question, [EntityRef(name="Tomasz", id="p1")])
