@@ -103,7 +103,7 @@ class Settings(BaseModel):
     neo4j_password: str | None = None
     neo4j_database: str = "neo4j"
     group: str = "default"
-    embedder: Literal["minilm", "bge-m3", "openai"] = "minilm"
+    embedder: Literal["minilm", "mpnet", "bge-m3", "openai"] = "minilm"
     embedder_path: str | None = None
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     embed_threads: int = Field(default=0, ge=0, le=256)

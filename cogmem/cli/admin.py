@@ -57,7 +57,10 @@ def reindex(
         str | None,
         typer.Option(
             "--embedder",
-            help="The embedder to switch to (minilm, bge-m3, openai); default: the configured one.",
+            help=(
+                "The embedder to switch to (minilm, mpnet, bge-m3, openai); default: the"
+                " configured one."
+            ),
         ),
     ] = None,
     embedder_path: EmbedderPathOpt = None,

