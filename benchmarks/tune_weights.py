@@ -54,10 +54,11 @@ CATEGORIES = {1, 2, 3, 4}
 """LoCoMo's answerable categories (5, adversarial, has no evidence to find)."""
 MULTI_HOP = 1
 
-Setting = dict[str, float]
+Value = float | str
+Setting = dict[str, Value]
 Ranking = list[tuple[Question, list[str]]]
 
-GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
+GRIDS: dict[str, dict[str, tuple[Value, ...]]] = {
     # two settings: enough to check that the script runs end to end
     "tiny": {"previous": (0.7, 0.5)},
     # how much a turn inherits from the one before it (its question), and how much the
@@ -70,42 +71,67 @@ GRIDS: dict[str, dict[str, tuple[float, ...]]] = {
 
 
 # -- settings ---------------------------------------------------------------------------
-def parse_axis(text: str) -> tuple[str, tuple[float, ...]]:
-    """``name=v1,v2,…`` → (name, values)."""
+def parse_axis(text: str) -> tuple[str, tuple[Value, ...]]:
+    """``name=v1,v2,…`` → (name, values); a value that is not a number stays a word
+    (``cosines=raw,pool``)."""
     name, _, values = text.partition("=")
     if not name or not values:
         raise argparse.ArgumentTypeError(f"expected NAME=V1,V2,…, got {text!r}")
+    return name.strip(), tuple(_value(v.strip()) for v in values.split(","))
+
+
+def _value(text: str) -> Value:
     try:
-        return name.strip(), tuple(float(v) for v in values.split(","))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number in {text!r}") from exc
+        return float(text)
+    except ValueError:
+        return text
 
 
-def settings_of(grid: dict[str, tuple[float, ...]]) -> list[Setting]:
+def settings_of(grid: dict[str, tuple[Value, ...]]) -> list[Setting]:
     names = list(grid)
     return [dict(zip(names, values, strict=True)) for values in itertools.product(*grid.values())]
 
 
+VECTOR_WEIGHTS = ("turn_vector", "record_vector", "graph")
+"""The weights that the ``vectors`` axis multiplies, per-intent overrides included."""
+
+
 def weights_for(setting: Setting, base: RankWeights | None = None) -> RankWeights:
     """``base`` (the current weights) with the setting's values; ``intent.field`` sets a
-    per-intent override."""
+    per-intent override; ``vectors=F`` multiplies every vector weight (:data:`VECTOR_WEIGHTS`,
+    overrides included) by F, after the other values are set."""
     base = base or RankWeights()
     fields = set(RankWeights.model_fields) - {"by_intent"}
     top: dict[str, Any] = {}
     by_intent = {intent: dict(over) for intent, over in base.by_intent.items()}
+    factor = 1.0
     for key, value in setting.items():
         intent, _, name = key.rpartition(".")
+        if name == "vectors" and not intent:
+            factor = float(value)
+            continue
         if name not in fields:
             raise SystemExit(f"unknown weight {name!r} (known: {', '.join(sorted(fields))})")
         if intent:
-            by_intent.setdefault(intent, {})[name] = value
+            by_intent.setdefault(intent, {})[name] = float(value)
         else:
             top[name] = int(value) if name in ("pool", "ground") else value
-    return RankWeights.model_validate({**base.model_dump(), **top, "by_intent": by_intent})
+    merged = {**base.model_dump(), **top}
+    if factor != 1.0:
+        for name in VECTOR_WEIGHTS:
+            merged[name] = merged[name] * factor
+        for over in by_intent.values():
+            for name in VECTOR_WEIGHTS:
+                if name in over:
+                    over[name] = over[name] * factor
+    return RankWeights.model_validate({**merged, "by_intent": by_intent})
 
 
 def label(setting: Setting) -> str:
-    return " ".join(f"{k}={v:g}" for k, v in setting.items()) or "current weights"
+    return (
+        " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in setting.items())
+        or "current weights"
+    )
 
 
 def with_current(settings: list[Setting]) -> tuple[list[Setting], int]:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -138,6 +138,22 @@ class RankWeights(BaseModel):
     """How many of the best turns after grounding late interaction matches: the turns
     Ground already read for a top 10 (:data:`GROUND_PER_RESULT` · k), ~12 KB of token rows
     each."""
+    cosines: Literal["raw", "pool"] = "pool"
+    """How a cosine enters the base score (:class:`CosineScale`). ``pool`` (the default):
+    rescaled per question over the candidates (:attr:`cosine_floor` → 0, the best → 1), as
+    BM25 is scaled to its best turn, so the ranking is the same for any embedder whose
+    cosines differ by a stretch and a shift, and the vector weights mean the same for all
+    of them. ``raw``: the cosine as it is (negative counts as 0): the weights then hold
+    only for the cosine scale of the embedder they were chosen with (all-MiniLM-L6-v2
+    here). Measured on the dev split with both offline embedders, the same weights
+    (benchmarks/results/tune_fusion_minilm.md, tune_fusion_mpnet.md): MiniLM R@10 82.5 →
+    82.9, all-mpnet-base-v2 82.8 → 84.7; each conversation chose this setting when tuned
+    on the other."""
+    cosine_floor: float = 0.65
+    """With ``cosines="pool"``: the quantile of the candidates' positive cosines that maps
+    to 0; the weaker third of the candidates then gets nothing from its cosine. Chosen on
+    either dev conversation and scored on the other, for both embedders at once, among
+    0.35-0.8 (0.5 and 0.65 close; 0.35 and 0.8 lower on MiniLM)."""
     drop_names: bool = True
     """Leave the asked persons' names out of the lexical query: the speaker weight covers
     them, and a name matches nearly every turn of its speaker."""
@@ -414,14 +430,55 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
 
 
 # -- combining them ---------------------------------------------------------------------
-def combine(w: RankWeights, s: TurnScore) -> float:
-    """A turn's base score from its own signals (negative cosines count as 0), damped for
-    a plan overtaken since on an update question."""
+@dataclass(frozen=True, slots=True)
+class CosineScale:
+    """Maps a cosine to what the base score adds: ``(cos - floor) / span`` within [0, 1]
+    for a positive cosine, 0 for the rest (a negative cosine, or a turn whose similarity
+    no step has read yet). :data:`RAW_COSINES` (floor 0, span 1) is the cosine itself."""
+
+    floor: float = 0.0
+    span: float = 1.0
+
+    def __call__(self, cos: float) -> float:
+        if cos <= 0.0:
+            return 0.0
+        return min(max((cos - self.floor) / self.span, 0.0), 1.0)
+
+
+RAW_COSINES = CosineScale()
+MIN_SPAN = 1e-6
+"""Below this spread of the candidates' cosines they all count as the best one."""
+
+
+def pool_scale(scores: Iterable[TurnScore], floor_quantile: float) -> CosineScale:
+    """The scale of one question's cosines: the ``floor_quantile`` of the candidates'
+    positive turn and record cosines maps to 0, the best to 1. An embedder whose cosines
+    are a stretch and a shift of another's gets the same scaled values (their order, and
+    so the quantile, is the same)."""
+    values = sorted(v for s in scores for v in (s.turn_cos, s.record_cos, s.graph) if v > 0.0)
+    if not values:
+        return RAW_COSINES
+    q = min(max(floor_quantile, 0.0), 1.0)
+    lo = values[round(q * (len(values) - 1))]
+    span = values[-1] - lo
+    if span < MIN_SPAN:  # one value, or all the same: each counts fully
+        return CosineScale(floor=lo - 1.0, span=1.0)
+    return CosineScale(floor=lo, span=span)
+
+
+def cosine_scale(w: RankWeights, scores: Iterable[TurnScore]) -> CosineScale:
+    """The scale ``w.cosines`` asks for, over these candidates."""
+    return pool_scale(scores, w.cosine_floor) if w.cosines == "pool" else RAW_COSINES
+
+
+def combine(w: RankWeights, s: TurnScore, scale: CosineScale = RAW_COSINES) -> float:
+    """A turn's base score from its own signals (cosines through ``scale``; negative ones
+    count as 0), damped for a plan overtaken since on an update question."""
     return (OVERTAKEN_ON_UPDATE if s.overtaken else 1.0) * (
         w.bm25 * s.bm25
-        + w.turn_vector * max(s.turn_cos, 0.0)
-        + w.record_vector * max(s.record_cos, 0.0)
-        + w.graph * s.graph
+        + w.turn_vector * scale(s.turn_cos)
+        + w.record_vector * scale(s.record_cos)
+        + w.graph * scale(s.graph)
         + w.claim * s.claim
         + w.window * s.window
     )
@@ -450,8 +507,9 @@ def finish(
     with the plan status asked for (:attr:`RankWeights.status`). Written out in one loop:
     this runs for every candidate turn, three times a search."""
     w = weights.for_intent(plan.intent)
+    scale = cosine_scale(w, scores.values())
     for s in scores.values():
-        s.base = combine(w, s)
+        s.base = combine(w, s, scale)
     if extra:
         for turn_id, value in extra.items():
             if turn_id in scores:

@@ -12,6 +12,8 @@ from cogmem.models import Intent, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedRecord, GroundedTurn
 from cogmem.retrieval.router import EntityRef, Plan
 from cogmem.retrieval.scoring import (
+    RAW_COSINES,
+    CosineScale,
     RankWeights,
     TurnScore,
     absorb,
@@ -25,6 +27,7 @@ from cogmem.retrieval.scoring import (
     ground_pool,
     in_window,
     mostly_asks,
+    pool_scale,
     preferred_speaker,
     ranked,
     record_order,
@@ -318,3 +321,59 @@ def test_outside_opinion_questions_a_turns_claims_are_shown_last() -> None:
 )
 def test_a_turn_that_mostly_asks_is_told_apart_from_one_that_answers(text: str, asks: bool) -> None:
     assert mostly_asks(text) is asks
+
+
+# -- the cosine scale ------------------------------------------------------------------
+def _stretched(sim: float, stretch: float, shift: float) -> float:
+    """Neo4j's similarity of a cosine ``stretch * cos + shift``: another embedder's view."""
+    return (stretch * cosine(sim) + shift + 1.0) / 2.0
+
+
+def _ranking(w: RankWeights, stretch: float = 1.0, shift: float = 0.0) -> list[str]:
+    sims = [0.62, 0.71, 0.80, 0.66, 0.75, 0.58]
+    bm25s = [0.0, 3.0, 1.0, 4.0, 0.0, 2.0]
+    turns = [
+        turn(i, bm25=b, sim=_stretched(v, stretch, shift), content=f"turn {i}.")
+        for i, (v, b) in enumerate(zip(sims, bm25s, strict=True))
+    ]
+    # records far apart so that neighbours do not blur the order
+    for i, t in enumerate(turns):
+        t.idx = 10 * i
+    rec = Candidate(id="r3", type="Event", turn_id="t3", vector=_stretched(0.74, stretch, shift))
+    scores = score_turns(plan(), turns, [rec], [])
+    finish(plan(), w, scores)
+    return [s.id for s in ranked(scores)]
+
+
+def test_pooled_cosines_rank_the_same_for_an_embedder_with_another_cosine_scale() -> None:
+    # an embedder whose cosines crowd into 0.7-0.9 (e5-like) against one that spreads
+    # them over 0.2-0.6 (MiniLM-like): raw cosines let the crowded one's vector signal
+    # swamp BM25, pooled ones rank both alike
+    pooled = RankWeights()  # the default
+    assert pooled.cosines == "pool"
+    wide = _ranking(pooled)
+    assert _ranking(pooled, stretch=0.4, shift=0.6) == wide
+    assert _ranking(pooled, stretch=1.2, shift=-0.1) == wide
+    raw = RankWeights(cosines="raw")
+    assert _ranking(raw, stretch=0.4, shift=0.6) != _ranking(raw)
+
+
+def test_the_raw_scale_is_the_cosine_itself_and_negative_counts_nothing() -> None:
+    assert [RAW_COSINES(c) for c in (-0.3, 0.0, 0.42, 1.0)] == [0.0, 0.0, 0.42, 1.0]
+
+
+def test_the_pool_scale_maps_the_floor_quantile_to_0_and_the_best_to_1() -> None:
+    scores = [TurnScore(id=f"t{i}", turn_cos=c) for i, c in enumerate((0.2, 0.4, 0.6, 0.8))]
+    scores.append(TurnScore(id="unread"))  # no similarity read yet: not in the pool
+    lowest = pool_scale(scores, 0.0)
+    assert (lowest(0.2), lowest(0.5), lowest(0.8)) == pytest.approx((0.0, 0.5, 1.0))
+    median = pool_scale(scores, 0.5)  # round(0.5 * 3) = 2: 0.6
+    assert (median(0.4), median(0.7), median(0.8)) == pytest.approx((0.0, 0.5, 1.0))
+    assert lowest(0.0) == 0.0 and lowest(-0.5) == 0.0
+
+
+def test_a_pool_without_spread_counts_each_cosine_fully() -> None:
+    assert pool_scale([], 0.0) is RAW_COSINES
+    one = pool_scale([TurnScore(id="t", turn_cos=0.3)], 0.0)
+    assert one(0.3) == 1.0
+    assert CosineScale(floor=0.2, span=0.4)(0.9) == 1.0
