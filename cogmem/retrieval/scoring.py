@@ -138,17 +138,17 @@ class RankWeights(BaseModel):
     """How many of the best turns after grounding late interaction matches: the turns
     Ground already read for a top 10 (:data:`GROUND_PER_RESULT` · k), ~12 KB of token rows
     each."""
-    cosines: Literal["raw", "pool"] = "pool"
-    """How a cosine enters the base score (:class:`CosineScale`). ``pool`` (the default):
+    cosines: Literal["raw", "pool"] = "raw"
+    """How a cosine enters the base score (:class:`CosineScale`). ``raw`` (the default):
+    the cosine as it is (negative counts as 0), so the vector weights hold only for the
+    cosine scale of the embedder they were chosen with (all-MiniLM-L6-v2). ``pool``:
     rescaled per question over the candidates (:attr:`cosine_floor` → 0, the best → 1), as
-    BM25 is scaled to its best turn, so the ranking is the same for any embedder whose
-    cosines differ by a stretch and a shift, and the vector weights mean the same for all
-    of them. ``raw``: the cosine as it is (negative counts as 0): the weights then hold
-    only for the cosine scale of the embedder they were chosen with (all-MiniLM-L6-v2
-    here). Measured on the dev split with both offline embedders, the same weights
-    (benchmarks/results/tune_fusion_minilm.md, tune_fusion_mpnet.md): MiniLM R@10 82.5 →
-    82.9, all-mpnet-base-v2 82.8 → 84.7; each conversation chose this setting when tuned
-    on the other."""
+    BM25 is scaled to its best turn: the same ranking for any embedder whose cosines differ
+    by a stretch and a shift. Dev R@10 with the same weights
+    (benchmarks/results/tune_fusion_*.md): MiniLM 82.5 → 82.9, all-mpnet-base-v2 82.8 →
+    84.7, both folds choosing it; not the default yet because it loses two of the project's
+    opinion tests (a claim outranked by its turn; 32 of 36 as-of questions), which the claim
+    bonus, tuned on the raw scale, has to be re-chosen for."""
     cosine_floor: float = 0.65
     """With ``cosines="pool"``: the quantile of the candidates' positive cosines that maps
     to 0; the weaker third of the candidates then gets nothing from its cosine. Chosen on

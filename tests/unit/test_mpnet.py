@@ -120,5 +120,5 @@ def test_weights_other_than_the_published_ones_are_refused(tiny: tuple) -> None:
 
 
 def test_a_folder_without_the_model_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(EmbedderUnavailable, match="lacks config.json"):
+    with pytest.raises(EmbedderUnavailable, match=r"lacks config\.json"):
         check_mpnet_dir(tmp_path)

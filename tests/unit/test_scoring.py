@@ -349,12 +349,12 @@ def test_pooled_cosines_rank_the_same_for_an_embedder_with_another_cosine_scale(
     # an embedder whose cosines crowd into 0.7-0.9 (e5-like) against one that spreads
     # them over 0.2-0.6 (MiniLM-like): raw cosines let the crowded one's vector signal
     # swamp BM25, pooled ones rank both alike
-    pooled = RankWeights()  # the default
-    assert pooled.cosines == "pool"
+    pooled = RankWeights(cosines="pool")
     wide = _ranking(pooled)
     assert _ranking(pooled, stretch=0.4, shift=0.6) == wide
     assert _ranking(pooled, stretch=1.2, shift=-0.1) == wide
-    raw = RankWeights(cosines="raw")
+    raw = RankWeights()  # the default
+    assert raw.cosines == "raw"
     assert _ranking(raw, stretch=0.4, shift=0.6) != _ranking(raw)
 
 
