@@ -4,6 +4,7 @@ models and built embedders."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Callable, Hashable, Sequence
@@ -97,3 +98,12 @@ def clear_embedder_cache() -> None:
     with _MODEL_LOCK:
         _MODEL_CACHE.clear()
         _EMBEDDER_CACHE.clear()
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()

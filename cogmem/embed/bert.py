@@ -282,6 +282,25 @@ class BertEncoder:
             ctx[b0:b1] = np.matmul(probs, v).transpose(0, 2, 1, 3)
         return ctx.reshape(batch * width, hidden)
 
+    def _layers(self, x: np.ndarray, batch: int, width: int, bias: np.ndarray | None) -> np.ndarray:
+        """The encoder layers over packed rows (batch·width, hidden); ``bias`` is added to
+        every layer's attention scores."""
+        for layer in self.layers:
+            qkv = x @ layer.wqkv
+            qkv += layer.bqkv
+            attn = self._attention(qkv, batch, width, bias) @ layer.wo
+            attn += layer.bo
+            attn += x
+            x = _layer_norm(attn, layer.ln1_g, layer.ln1_b, self.eps)
+            inner = x @ layer.wi
+            inner += layer.bi
+            _gelu_inplace(inner)
+            out = inner @ layer.wo2
+            out += layer.bo2
+            out += x
+            x = _layer_norm(out, layer.ln2_g, layer.ln2_b, self.eps)
+        return x
+
     def __call__(self, sequences: Sequence[Sequence[int]]) -> np.ndarray:
         """Mean-pooled (unnormalised) last hidden states, shape (len(sequences), hidden).
 
@@ -314,18 +333,5 @@ class BertEncoder:
         x = self.word_emb[ids.reshape(-1)]
         x.reshape(batch, width, self.hidden)[:] += self.pos_emb[:width]
         x = _layer_norm(x, self.emb_ln_g, self.emb_ln_b, self.eps)
-        for layer in self.layers:
-            qkv = x @ layer.wqkv
-            qkv += layer.bqkv
-            attn = self._attention(qkv, batch, width, bias) @ layer.wo
-            attn += layer.bo
-            attn += x
-            x = _layer_norm(attn, layer.ln1_g, layer.ln1_b, self.eps)
-            inner = x @ layer.wi
-            inner += layer.bi
-            _gelu_inplace(inner)
-            out = inner @ layer.wo2
-            out += layer.bo2
-            out += x
-            x = _layer_norm(out, layer.ln2_g, layer.ln2_b, self.eps)
+        x = self._layers(x, batch, width, bias)
         return x.reshape(batch, width, self.hidden), lengths

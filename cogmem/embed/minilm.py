@@ -30,7 +30,13 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from cogmem.embed.base import EmbedderUnavailable, cached_model, l2_normalise, read_json
+from cogmem.embed.base import (
+    EmbedderUnavailable,
+    cached_model,
+    file_sha256,
+    l2_normalise,
+    read_json,
+)
 from cogmem.embed.batching import BATCH_TOKENS, cheapest_groups, length_batches
 from cogmem.embed.bert import BertEncoder, mean_pool
 from cogmem.embed.threads import BLAS, WORKERS, default_workers
@@ -119,14 +125,6 @@ def require_onnxruntime() -> Any:
     return onnxruntime
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 #: How the int8 model is made (part of the cache key): dynamic quantisation of the
 #: contrib-op graph's MatMul/Attention weights to int8, one scale per output channel.
 INT8_RECIPE = "quantize_dynamic:QInt8:per_channel:contrib:v1"
@@ -139,7 +137,7 @@ def onnx_cache_path(model_dir: Path, cache_dir: Path, variant: str = "int8") -> 
     ``cache_dir``: keyed by the SHA-256 of ``model.safetensors``, the onnxruntime version
     and the recipe."""
     ort = require_onnxruntime()
-    weights = _file_sha256(model_dir / "model.safetensors")
+    weights = file_sha256(model_dir / "model.safetensors")
     recipe = INT8_RECIPE if variant == "int8" else FLOAT_RECIPE
     key = hashlib.sha256(f"{weights}|{ort.__version__}|{recipe}".encode()).hexdigest()
     return cache_dir / f"minilm-{variant}-{key[:20]}.onnx"

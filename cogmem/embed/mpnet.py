@@ -16,7 +16,6 @@ wheels on PyPI are one) is used only when its bytes are the published ones.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,8 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from cogmem.embed.base import EmbedderUnavailable, cached_model, l2_normalise, read_json
-from cogmem.embed.bert import BertEncoder, _gelu_inplace, _Layer, _layer_norm, mean_pool
+from cogmem.embed.base import (
+    EmbedderUnavailable,
+    cached_model,
+    file_sha256,
+    l2_normalise,
+    read_json,
+)
+from cogmem.embed.bert import BertEncoder, _Layer, _layer_norm, mean_pool
 
 PUBLISHED_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 """SHA-256 of ``model.safetensors`` of sentence-transformers/all-mpnet-base-v2 (revision
@@ -34,15 +39,6 @@ MAX_TOKENS = 384
 """sentence-transformers' max_seq_length for the model: longer texts are cut there."""
 BATCH_TOKENS = 1 << 13
 """Tokens per batch (padded): bounds the working set of one forward pass."""
-CHUNK = 1 << 20
-
-
-def weights_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def check_mpnet_dir(path: Path, *, verify: bool = True) -> None:
@@ -52,7 +48,7 @@ def check_mpnet_dir(path: Path, *, verify: bool = True) -> None:
             raise EmbedderUnavailable(f"mpnet model folder {path} lacks {name}")
     if read_json(path / "config.json").get("model_type") != "mpnet":
         raise EmbedderUnavailable(f"{path / 'config.json'} is not an MPNet model")
-    if verify and weights_sha256(path / "model.safetensors") != PUBLISHED_SHA256:
+    if verify and file_sha256(path / "model.safetensors") != PUBLISHED_SHA256:
         raise EmbedderUnavailable(
             f"{path / 'model.safetensors'} is not the published all-mpnet-base-v2 "
             f"(sha256 differs from {PUBLISHED_SHA256[:12]}…)"
@@ -156,20 +152,7 @@ class MPNetEncoder(BertEncoder):
         x = self.word_emb[ids.reshape(-1)]
         x.reshape(batch, width, self.hidden)[:] += self.pos_emb[:width]
         x = _layer_norm(x, self.emb_ln_g, self.emb_ln_b, self.eps)
-        for layer in self.layers:
-            qkv = x @ layer.wqkv
-            qkv += layer.bqkv
-            attn = self._attention(qkv, batch, width, bias) @ layer.wo
-            attn += layer.bo
-            attn += x
-            x = _layer_norm(attn, layer.ln1_g, layer.ln1_b, self.eps)
-            inner = x @ layer.wi
-            inner += layer.bi
-            _gelu_inplace(inner)
-            out = inner @ layer.wo2
-            out += layer.bo2
-            out += x
-            x = _layer_norm(out, layer.ln2_g, layer.ln2_b, self.eps)
+        x = self._layers(x, batch, width, bias)
         return x.reshape(batch, width, self.hidden), lengths
 
 
