@@ -12,7 +12,12 @@ WHERE n.group_id = $group AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $
 // nearest_turns does, so both give the same order and similarities
 WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
-LIMIT $k
+// the best $k, and on the first row the ids of every one of the group's nodes the index
+// returned, best first: the pool a second vector of the same search (the feedback pass)
+// is scored among (nearest_*_among) instead of asking the index again
+WITH collect(n) AS found, collect(sim) AS sims
+UNWIND range(0, CASE WHEN size(found) < $k THEN size(found) ELSE $k END - 1) AS i
+WITH found[i] AS n, sims[i] AS sim, CASE WHEN i = 0 THEN [m IN found | m.id] END AS pool
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
           .source, .target,
           status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
@@ -22,4 +27,5 @@ RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
           .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
           .quote, .confidence} AS node,
-       sim
+       sim,
+       pool

@@ -11,7 +11,9 @@ first search of a group costs a handful of index calls whatever its size.
   ``(group_id, type)`` index: ``operators/nearest_records_typed``); beyond that, the
   shared HNSW index (``operators/nearest_*_indexed``), over-fetched in
   proportion to the group's share of the store, falling back to the exact scan when too
-  few of the group's nodes come back. Scores are Neo4j's cosine similarity, (1 + cos) / 2.
+  few of the group's nodes come back; the search's second vector (the feedback pass) is
+  scored among the group's nodes that ask returned (``operators/nearest_*_among``). Scores
+  are Neo4j's cosine similarity, (1 + cos) / 2.
 * **Words** (Anchor): the fulltext indexes, restricted to the group inside Lucene by the
   group's key (``operators/fulltext_*``); BM25 as Lucene scores it. Lucene's statistics are
   the whole index's, where the in-process copy's are the group's own
@@ -82,9 +84,20 @@ FULLTEXT_OVERFETCH = 3
 """A typed record search asks Lucene for this many times k (other types are dropped after)."""
 AS_OF_OVERFETCH = 4
 """A search as of a time asks Lucene for this many times more (what was said later is
-dropped after); when fewer than k remain, it asks for every match."""
+dropped after); when fewer than k remain, :data:`AS_OF_WIDEN` times more again, then
+for every match."""
+AS_OF_WIDEN = 8
+"""The second, wider Lucene ask of a search as of a time: enough when an eighth of the
+first ask's share was said by then (a time early in a large group's span), where every
+match of a common word at 100k turns is thousands of rows read and filtered."""
 LUCENE_ALL = 1_000_000
 """The limit that stands for every match of a Lucene query."""
+_AMONG = {
+    "operators/nearest_turns_indexed": "operators/nearest_turns_among",
+    "operators/nearest_records_indexed": "operators/nearest_records_among",
+    "operators/nearest_claims_indexed": "operators/nearest_records_among",
+}
+"""The statement that scores an HNSW ask's pool for a second vector of the same search."""
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
@@ -131,8 +144,9 @@ class GraphSource:
         self._fields: dict[str, dict[str, Any]] = {}
         self._sims: dict[bytes, dict[str, float]] = {}
         self._sizes: dict[str, int] | None = None
-        self._typed_sizes: dict[str, int] = {}
+        self._typed_sizes: dict[str, tuple[int, int]] = {}
         self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
+        self._pools: dict[tuple[str, tuple[str, ...] | None, int], list[str]] = {}
         self._persons: list[dict[str, Any]] | None = None
         self._counting = threading.Lock()
         self._idf_pending: dict[tuple[str, ...], Future[dict[str, float] | None]] = {}
@@ -156,25 +170,27 @@ class GraphSource:
                 (row,) = self._read(
                     "operators/group_size",
                     cap=EXACT_SCAN_NODES,
-                    as_of_cap=AS_OF_EXACT_SCAN_NODES,
+                    as_of_cap=EXACT_SCAN_NODES,
                 )
                 self._sizes = {k: int(v) for k, v in row.items()}
             return self._sizes
 
     def _visible_sizes(self) -> dict[str, int]:
         """How many turns and records the group held at :attr:`as_of` (each counted up to
-        :data:`AS_OF_EXACT_SCAN_NODES` + 1; counted with the group's size)."""
+        :data:`EXACT_SCAN_NODES` + 1, as the group is; counted with the group's size)."""
         sizes = self._sizes_of()
         return {"turns": sizes["turns_then"], "records": sizes["records_then"]}
 
-    def _typed_size(self, types: Sequence[str]) -> int:
+    def _typed_size(self, types: Sequence[str]) -> tuple[int, int]:
+        """How many records of ``types`` the group holds, and held at :attr:`as_of` (0
+        for now), each counted up to :data:`EXACT_SCAN_NODES` + 1."""
         key = ",".join(sorted(types))
         with self._counting:
             if key not in self._typed_sizes:
                 (row,) = self._read(
                     "operators/group_type_size", types=list(types), cap=EXACT_SCAN_NODES
                 )
-                self._typed_sizes[key] = int(row["records"])
+                self._typed_sizes[key] = (int(row["records"]), int(row["records_then"]))
             return self._typed_sizes[key]
 
     # -- what the operators ask --------------------------------------------------------
@@ -192,42 +208,77 @@ class GraphSource:
         if not turns:
             params["types"] = list(types) if types is not None else None
         sizes = self._sizes_of()
-        mine, everyone = sizes[kind], sizes[f"all_{kind}"]
-        exact = f"operators/nearest_{kind}"
+        everyone = sizes[f"all_{kind}"]
         if self.as_of is not None:
             # as of a date, the group held what was said by then: few nodes then (of any
-            # type) are scanned exactly through the (group_id, at) indexes; many size the
-            # HNSW ask
+            # type) are scanned exactly through the (group_id, at) indexes
             visible = self._visible_sizes()[kind]
-            exact = f"operators/nearest_{kind}_as_of"  # also what a short HNSW ask falls to
-            if visible == 0:
-                return []
             if visible <= AS_OF_EXACT_SCAN_NODES:
-                scanned = self._read(exact, **params)
-                return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in scanned]
-        if types is not None:
+                scan = f"operators/nearest_{kind}_as_of"
+                return self._nearest(scan, params, query) if visible else []
+        # mine: the group's nodes that the search may return (counted up to
+        # EXACT_SCAN_NODES + 1); up to `limit` of them are scanned exactly (`exact`), more
+        # ask the HNSW index. As of a time, mine are those said by then: counted exactly,
+        # their share of the store sizes the ask at once (share_known), where the group's
+        # size now would over-fetch a few times and fail first
+        share_known = False
+        if types is None:
+            mine, limit, exact = sizes[kind], EXACT_SCAN_NODES, f"operators/nearest_{kind}"
+            if self.as_of is not None:
+                mine, limit = min(mine, visible), AS_OF_EXACT_SCAN_NODES
+                exact, share_known = f"operators/nearest_{kind}_as_of", mine <= EXACT_SCAN_NODES
+        else:
             # a typed search counts only those types: a group large overall may hold few
-            # of them, scanned exactly through the (group_id, type) index
-            mine, exact = self._typed_size(types), "operators/nearest_records_typed"
+            # of them, scanned exactly through the (group_id, type) index; as of a time,
+            # those said by then through the (group_id, type, at) index (early in a large
+            # group the HNSW index's nearest are rarely of those types and said by then: at
+            # 100k records it was asked for 400, 2,004 and 10,000 nodes before)
+            mine, then = self._typed_size(types)
+            limit, exact = TYPED_EXACT_SCAN_NODES, "operators/nearest_records_typed"
+            if self.as_of is not None:
+                mine, exact = then, "operators/nearest_records_typed_as_of"
+                share_known = then <= EXACT_SCAN_NODES
             if mine == 0:
                 return []
         rows: Any = None
-        if mine > (EXACT_SCAN_NODES if types is None else TYPED_EXACT_SCAN_NODES):
+        if mine > limit:
             claims = types is not None and set(types) == {"Claim"}
             if claims:
                 # opinions have an index of their own: its nearest are all claims, so the
                 # group's share of the store's claims sizes the ask, as for an untyped search
                 rows = self._ask_index(
-                    "operators/nearest_claims_indexed", params, k, mine, sizes["all_claims"], None
+                    "operators/nearest_claims_indexed",
+                    params,
+                    k,
+                    mine,
+                    sizes["all_claims"],
+                    None,
+                    share_known=share_known,
                 )
             if not claims or rows is _NO_INDEX:
                 rows = self._ask_index(
-                    f"operators/nearest_{kind}_indexed", params, k, mine, everyone, types
+                    f"operators/nearest_{kind}_indexed",
+                    params,
+                    k,
+                    mine,
+                    everyone,
+                    types,
+                    share_known=share_known,
                 )
             if rows is _NO_INDEX:
                 rows = None
         if rows is None:
-            rows = self._read(exact, **params)
+            return self._nearest(exact, params, query)
+        return self._kept(rows, query)
+
+    def _nearest(
+        self, statement: str, params: dict[str, Any], query: np.ndarray
+    ) -> list[tuple[str, float]]:
+        """An exact scan's rows (``statement``)."""
+        return self._kept(self._read(statement, **params), query)
+
+    def _kept(self, rows: list[dict[str, Any]], query: np.ndarray) -> list[tuple[str, float]]:
+        """Nearest rows as (id, similarity), their fields kept for the rest of the search."""
         return [(self._keep(r["node"], query, r["sim"]), float(r["sim"])) for r in rows]
 
     def _ask_index(
@@ -238,9 +289,11 @@ class GraphSource:
         mine: int,
         everyone: int,
         types: Sequence[str] | None,
+        share_known: bool = False,
     ) -> list[dict[str, Any]] | None:
         """The nearest ``k`` of the group through one HNSW index (``statement``): a few
-        times k first (enough for a group that is most of the store), then in proportion
+        times k first (enough for a group that is most of the store; skipped when
+        ``share_known``, ``mine`` counted exactly, and it is too few), then in proportion
         to the group's share (mine is counted only up to the scan limit, so this
         over-estimates the share of a very large group: more is read, not less), then for
         a search of ``types`` the index mixes with others, the most the index is asked for
@@ -251,14 +304,21 @@ class GraphSource:
         fetches = [min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH)]
         wide = int(min(INDEX_FETCH_CAP, math.ceil(k * share * INDEX_OVERFETCH)))
         if wide > fetches[0]:
-            fetches.append(wide)
+            fetches = [wide] if share_known else [*fetches, wide]
         if types is not None and fetches[-1] < INDEX_FETCH_CAP:
             fetches.append(INDEX_FETCH_CAP)
         # the same ask again in this search (the feedback pass, a vector near the first)
-        # starts where the last one ended, or goes straight to the exact scan it ended
-        # with: one larger ask instead of the same small ones failing again
+        # scores the pool the first one returned when that found enough; else it starts
+        # where the last one ended, or goes straight to the exact scan it ended with: one
+        # larger ask instead of the same small ones failing again
         typed = params.get("types")
         ask = (statement, None if typed is None else tuple(sorted(typed)), k)
+        pool = self._pools.get(ask)
+        if pool is not None:
+            # the same ask for a second vector (the feedback pass, near the first): the
+            # group's nodes the first ask's index call returned, scored for this vector
+            among = _AMONG[statement]
+            return self._read(among, ids=pool, vector=params["vector"], k=k)
         start = self._fetched.get(ask, 0)
         rows: list[dict[str, Any]] | None = None
         for fetch in (f for f in fetches if f >= start):
@@ -272,11 +332,13 @@ class GraphSource:
                 self._fetched.pop(ask, None)
                 return _NO_INDEX
             if len(found) >= k:
+                self._pools[ask] = list(found[0]["pool"])
                 return found
             if types is not None and found and fetch == fetches[-1]:
                 # a typed search of a large group: fewer than k of those types among
                 # the nearest is an answer, not a reason to scan the whole group
                 rows = found
+                self._pools[ask] = list(found[0]["pool"])
         if rows is None:
             self._fetched[ask] = INDEX_FETCH_CAP + 1
         return rows
@@ -305,9 +367,12 @@ class GraphSource:
         fetch = k if turns or types is None else k * FULLTEXT_OVERFETCH
         if self.as_of is None:
             rows = self._read(name, fetch=fetch, **params)
-        else:  # later words are dropped after Lucene: ask for more, then for every match
-            rows = self._read(name, fetch=fetch * AS_OF_OVERFETCH, **params)
-            if len(rows) < k:
+        else:  # later words are dropped after Lucene: ask for more, then more, then all
+            for ask in (fetch * AS_OF_OVERFETCH, fetch * AS_OF_OVERFETCH * AS_OF_WIDEN):
+                rows = self._read(name, fetch=ask, **params)
+                if len(rows) >= k:
+                    break
+            else:
                 rows = self._read(name, fetch=LUCENE_ALL, **params)
         return [(self._keep(r["node"], vector, r["sim"]), float(r["score"])) for r in rows]
 

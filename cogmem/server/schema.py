@@ -63,12 +63,13 @@ def _refuse_mismatch(
             )
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped when a schema statement is added: opening a store recorded with an older version
 applies the statements again (each is ``IF NOT EXISTS``; the vector ones where the store
 has vector indexes), so an upgraded cogmem finds the indexes its statements expect (2: the
 ``(group_id, type)`` index of typed vector scans; 3: ``claim_embedding``); 4: the times a
-search as of a date reads, written for older records (``admin/backfill_validity``)."""
+search as of a date reads, written for older records (``admin/backfill_validity``); 5: the
+``(group_id, type, at)`` index of typed searches as of a date."""
 
 VECTOR_INDEX_STATEMENTS = (
     "schema/vector_memory_embedding",

@@ -330,17 +330,19 @@ def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
 ) -> None:
     store = potters.store
     store.admin("meta/drop_group_type_index")
+    store.admin("meta/drop_group_type_at_index")
     store.admin("meta/drop_vector_claim")
     store.write("meta/set_schema_version", version=1)
     try:
         fresh = Memory(neo4j_settings.model_copy(update={"group": potters.group}))
         fresh.ensure_schema()
         names = {row["name"] for row in store.admin("meta/show_indexes")}
-        assert {"memory_group_type", "claim_embedding"} <= names
+        assert {"memory_group_type", "memory_group_type_at", "claim_embedding"} <= names
         assert store.read("meta/get_embedder")[0]["schema"] == SCHEMA_VERSION
         fresh.close()
     finally:  # leave the shared store as init makes it
         store.admin("schema/range_memory_group_type")
+        store.admin("schema/range_memory_group_type_at")
         store.admin("schema/vector_claim_embedding", dimension=potters.embedder.dimension)
         store.admin("meta/await_indexes", seconds=120)
         store.write("meta/set_schema_version", version=SCHEMA_VERSION)
@@ -437,3 +439,33 @@ def test_closing_a_memory_waits_for_the_copy_read_behind_its_search(
     assert any(t.name.startswith("cogmem-warm-") for t in threading.enumerate())
     mem.close()
     assert not any(t.name.startswith("cogmem-warm-") for t in threading.enumerate())
+
+
+def test_a_second_vector_is_scored_among_the_first_asks_pool(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a group large enough for the HNSW index, the same ask for a second vector of
+    the search (the feedback pass) scores the group's nodes the first ask's index call
+    returned instead of asking the index again: one index call a kind, the copy's rows
+    wherever the pool holds them (here it holds the whole group)."""
+    _, warm = _sources(potters)
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", 0)
+    monkeypatch.setattr(graph_source, "INDEX_FIRST_FETCH", graph_source.INDEX_FETCH_CAP)
+    cold = Operators(_store(potters, "off"), potters.group).source
+    assert isinstance(cold, GraphSource)
+    first = potters.embedder.embed_query("Where does Agata teach ceramics?")
+    ids = [i for i, _ in warm.top(first, turns=True, types=None, k=3)]
+    second = cold.feedback(first, ids, 0.2)
+    assert second is not None
+    for turns in (True, False):
+        kind = "turns" if turns else "records"
+        _close_pairs(
+            cold.top(first, turns=turns, types=None, k=3),
+            warm.top(first, turns=turns, types=None, k=3),
+        )
+        _close_pairs(
+            cold.top(second, turns=turns, types=None, k=3),
+            warm.top(second, turns=turns, types=None, k=3),
+        )
+        assert cold.statements.count(f"operators/nearest_{kind}_indexed") == 1
+        assert cold.statements.count(f"operators/nearest_{kind}_among") == 1

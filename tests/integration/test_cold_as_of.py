@@ -1,0 +1,144 @@
+"""A search as of a time through Neo4j alone (issue 32): the cheaper ways the cold path reads
+a large group's past give the rows of the exact scan, and word rarity as of a time is that
+of a group that holds only what was said by then."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from cogmem.api import Memory
+from cogmem.config import Settings
+from cogmem.retrieval import graph_source
+from cogmem.retrieval.graph_source import GraphSource
+from cogmem.retrieval.vector_cache import clear_vector_caches
+from cogmem.store import Store
+from tests.integration.test_cold_search import SESSIONS
+
+pytestmark = pytest.mark.integration
+
+THEN = datetime(2024, 3, 1, tzinfo=UTC)
+"""Between the chat's first session (3 February) and its second (17 March)."""
+
+
+def _write(path: Path, sessions: int) -> Path:
+    lines = [
+        json.dumps(
+            {"conversation": "c1", "session": str(n), "speaker": s, "text": t, "timestamp": when}
+        )
+        for n, (when, turns) in enumerate(SESSIONS[:sessions], 1)
+        for s, t in turns
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def chat(neo4j_settings: Settings, store: Store, group: str, tmp_path: Path) -> Iterator[Memory]:
+    mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
+    mem.ingest(_write(tmp_path / "chat.jsonl", len(SESSIONS)))
+    clear_vector_caches()
+    yield mem
+    clear_vector_caches()
+
+
+@pytest.fixture
+def first_session(neo4j_settings: Settings, store: Store, tmp_path: Path) -> Iterator[Memory]:
+    """A group into which only the first session (all that was said by THEN) was ingested."""
+    name = f"{tmp_path.name[-12:]}-then".lower().replace("_", "-")
+    mem = Memory(neo4j_settings.model_copy(update={"group": name}), store=store)
+    mem.ingest(_write(tmp_path / "then.jsonl", 1))
+    yield mem
+    while store.write("admin/forget_group", group=name, batch=5000)[0]["deleted"]:
+        pass
+
+
+def _said_then(mem: Memory) -> dict[str, int]:
+    """How many turns and records the group held at THEN, counted without a cap."""
+    (row,) = mem.store.read(
+        "operators/group_size", group=mem.group, cap=10**9, as_of=THEN, as_of_cap=10**9
+    )
+    return {"turns": int(row["turns_then"]), "records": int(row["records_then"])}
+
+
+def _pairs(found: list[tuple[str, float]], expected: list[tuple[str, float]]) -> None:
+    assert found and [i for i, _ in found] == [i for i, _ in expected]
+    assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-9)
+
+
+def test_word_rarity_as_of_a_time_is_that_of_the_group_then(
+    chat: Memory, first_session: Memory
+) -> None:
+    words = ["greyhound", "pottery", "the", "class", "first"]
+    then = GraphSource(chat.store, chat.group, as_of=THEN).turn_idf(words)
+    only = GraphSource(first_session.store, first_session.group).turn_idf(words)
+    assert then == pytest.approx(only)
+    # the greyhound was not yet named then (the rarest word); it was by now
+    now = GraphSource(chat.store, chat.group).turn_idf(words)
+    assert then[0] > then[1] > 0.0 and now[0] < then[0]
+    before = GraphSource(chat.store, chat.group, as_of=datetime(2020, 1, 1, tzinfo=UTC))
+    assert before.turn_idf(words) == [0.0] * len(words)
+
+
+def test_an_early_time_in_a_large_group_asks_the_index_for_its_share_at_once(
+    chat: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The group counts as large now, but what it held then is counted exactly: the HNSW
+    index is asked once, for that share (no small first ask that could not hold k of
+    them), and gives the exact scan's rows."""
+    vec = chat.embedder.embed_query("When did Noor sign up for the pottery class?")
+    expected = GraphSource(chat.store, chat.group, as_of=THEN).top(vec, turns=True, types=None, k=4)
+    visible = _said_then(chat)["turns"]
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", visible)
+    monkeypatch.setattr(graph_source, "AS_OF_EXACT_SCAN_NODES", 0)
+    cold = GraphSource(chat.store, chat.group, as_of=THEN)
+    _pairs(cold.top(vec, turns=True, types=None, k=4), expected)
+    assert cold.statements.count("operators/nearest_turns_indexed") == 1
+    assert "operators/nearest_turns" not in cold.statements
+
+
+@pytest.mark.parametrize("types", [["Event", "Claim"], ["Person", "Concept", "Event", "Claim"]])
+def test_a_typed_search_as_of_a_time_reads_only_those_types_said_by_then(
+    chat: Memory, monkeypatch: pytest.MonkeyPatch, types: list[str]
+) -> None:
+    """As of a time in a group that counts as large, a search of some types counts the
+    records of those types said by then (records through the (group_id, type, at) index,
+    entities through (group_id, first_at)): few are scanned exactly, more ask the HNSW
+    index for their share; the exact scan's rows either way."""
+    vec = chat.embedder.embed_query("What does Noor think of the pottery class?")
+    expected = GraphSource(chat.store, chat.group, as_of=THEN).top(
+        vec, turns=False, types=types, k=5
+    )
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", _said_then(chat)["records"])
+    monkeypatch.setattr(graph_source, "AS_OF_EXACT_SCAN_NODES", 0)
+    cold = GraphSource(chat.store, chat.group, as_of=THEN)
+    _pairs(cold.top(vec, turns=False, types=types, k=5), expected)
+    assert cold.statements[-2:] == [
+        "operators/group_type_size",
+        "operators/nearest_records_typed_as_of",
+    ]
+    monkeypatch.setattr(graph_source, "TYPED_EXACT_SCAN_NODES", 0)
+    asked = GraphSource(chat.store, chat.group, as_of=THEN)
+    _pairs(asked.top(vec, turns=False, types=types, k=5), expected)
+    assert "operators/nearest_records_indexed" in asked.statements
+
+
+def test_a_typed_count_as_of_a_time_counts_what_was_said_by_then(chat: Memory) -> None:
+    counts = {}
+    for as_of in (None, THEN, datetime(2020, 1, 1, tzinfo=UTC)):
+        (row,) = chat.store.read(
+            "operators/group_type_size",
+            group=chat.group,
+            types=["Person", "Event"],
+            cap=10**9,
+            as_of=as_of,
+        )
+        counts[as_of] = (int(row["records"]), int(row["records_then"]))
+    now, _ = counts[None]
+    assert counts[None] == (now, 0)
+    assert 0 < counts[THEN][1] < now and counts[THEN][0] == now
+    assert counts[datetime(2020, 1, 1, tzinfo=UTC)] == (now, 0)
