@@ -4,7 +4,6 @@ of a group that holds only what was said by then."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +16,7 @@ from cogmem.retrieval import graph_source
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.store import Store
-from tests.integration.test_cold_search import SESSIONS
+from tests.integration.test_cold_search import write_chat
 
 pytestmark = pytest.mark.integration
 
@@ -25,22 +24,10 @@ THEN = datetime(2024, 3, 1, tzinfo=UTC)
 """Between the chat's first session (3 February) and its second (17 March)."""
 
 
-def _write(path: Path, sessions: int) -> Path:
-    lines = [
-        json.dumps(
-            {"conversation": "c1", "session": str(n), "speaker": s, "text": t, "timestamp": when}
-        )
-        for n, (when, turns) in enumerate(SESSIONS[:sessions], 1)
-        for s, t in turns
-    ]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def chat(neo4j_settings: Settings, store: Store, group: str, tmp_path: Path) -> Iterator[Memory]:
     mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
-    mem.ingest(_write(tmp_path / "chat.jsonl", len(SESSIONS)))
+    mem.ingest(write_chat(tmp_path / "chat.jsonl"))
     clear_vector_caches()
     yield mem
     clear_vector_caches()
@@ -51,7 +38,7 @@ def first_session(neo4j_settings: Settings, store: Store, tmp_path: Path) -> Ite
     """A group into which only the first session (all that was said by THEN) was ingested."""
     name = f"{tmp_path.name[-12:]}-then".lower().replace("_", "-")
     mem = Memory(neo4j_settings.model_copy(update={"group": name}), store=store)
-    mem.ingest(_write(tmp_path / "then.jsonl", 1))
+    mem.ingest(write_chat(tmp_path / "then.jsonl", sessions=1))
     yield mem
     while store.write("admin/forget_group", group=name, batch=5000)[0]["deleted"]:
         pass

@@ -76,12 +76,13 @@ QUESTIONS = [
 ]
 
 
-def write_chat(path: Path) -> Path:
+def write_chat(path: Path, sessions: int = len(SESSIONS)) -> Path:
+    """The chat as JSONL (its first ``sessions`` sessions)."""
     lines = [
         json.dumps(
             {"conversation": "c1", "session": str(n), "speaker": s, "text": t, "timestamp": when}
         )
-        for n, (when, turns) in enumerate(SESSIONS, 1)
+        for n, (when, turns) in enumerate(SESSIONS[:sessions], 1)
         for s, t in turns
     ]
     path.write_text("\n".join(lines), encoding="utf-8")
