@@ -147,8 +147,10 @@ class RankWeights(BaseModel):
     by a stretch and a shift. Dev R@10 with the same weights
     (benchmarks/results/tune_fusion_*.md): MiniLM 82.5 → 82.9, all-mpnet-base-v2 82.8 →
     84.7, both folds choosing it; not the default yet because it loses two of the project's
-    opinion tests (a claim outranked by its turn; 32 of 36 as-of questions), which the claim
-    bonus, tuned on the raw scale, has to be re-chosen for."""
+    opinion tests (a claim outranked by its turn; 32 of 36 as-of questions). With the claim
+    bonus raised to 1.0 (2.0 on update questions), floor 0.5 and the vector weights halved
+    those pass, but LoCoMo dev's cross-validated R@10 over that grid is 81.5 against raw's
+    82.0 (benchmarks/results/tune_pool_default.md), so raw stays the default."""
     cosine_floor: float = 0.65
     """With ``cosines="pool"``: the quantile of the candidates' positive cosines that maps
     to 0; the weaker third of the candidates then gets nothing from its cosine. Chosen on
