@@ -61,8 +61,9 @@ group's HNSW index answers most typed searches in its first asks (~30 ms each), 
 scoring 8k records exactly takes ~150 ms."""
 AS_OF_EXACT_SCAN_NODES = 2_500
 """A search as of a date scans exactly (through the (group_id, at) indexes) when the group
-held at most this many nodes of a label then; beyond, it asks the HNSW index as a search
-of now does, falling back to that exact scan when too few of them come back."""
+held at most this many nodes of a label then; beyond, it asks the HNSW index for the
+share of the store it held then (counted up to :data:`EXACT_SCAN_NODES`), falling back to
+that exact scan when too few of them come back."""
 INDEX_FIRST_FETCH = 4
 """The HNSW index is first asked for this many times k nodes (the group's kept)."""
 INDEX_OVERFETCH = 2.0
