@@ -14,23 +14,15 @@ from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.retrieval import graph_source
 from cogmem.retrieval.graph_source import GraphSource
-from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.store import Store
-from tests.integration.test_cold_search import write_chat
+from tests.integration.test_cold_search import potters, write_chat
+
+__all__ = ["potters"]  # the chat, ingested: test_cold_search's fixture
 
 pytestmark = pytest.mark.integration
 
 THEN = datetime(2024, 3, 1, tzinfo=UTC)
 """Between the chat's first session (3 February) and its second (17 March)."""
-
-
-@pytest.fixture
-def chat(neo4j_settings: Settings, store: Store, group: str, tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
-    mem.ingest(write_chat(tmp_path / "chat.jsonl"))
-    clear_vector_caches()
-    yield mem
-    clear_vector_caches()
 
 
 @pytest.fixture
@@ -58,31 +50,33 @@ def _pairs(found: list[tuple[str, float]], expected: list[tuple[str, float]]) ->
 
 
 def test_word_rarity_as_of_a_time_is_that_of_the_group_then(
-    chat: Memory, first_session: Memory
+    potters: Memory, first_session: Memory
 ) -> None:
     words = ["greyhound", "pottery", "the", "class", "first"]
-    then = GraphSource(chat.store, chat.group, as_of=THEN).turn_idf(words)
+    then = GraphSource(potters.store, potters.group, as_of=THEN).turn_idf(words)
     only = GraphSource(first_session.store, first_session.group).turn_idf(words)
     assert then == pytest.approx(only)
     # the greyhound was not yet named then (the rarest word); it was by now
-    now = GraphSource(chat.store, chat.group).turn_idf(words)
+    now = GraphSource(potters.store, potters.group).turn_idf(words)
     assert then[0] > then[1] > 0.0 and now[0] < then[0]
-    before = GraphSource(chat.store, chat.group, as_of=datetime(2020, 1, 1, tzinfo=UTC))
+    before = GraphSource(potters.store, potters.group, as_of=datetime(2020, 1, 1, tzinfo=UTC))
     assert before.turn_idf(words) == [0.0] * len(words)
 
 
 def test_an_early_time_in_a_large_group_asks_the_index_for_its_share_at_once(
-    chat: Memory, monkeypatch: pytest.MonkeyPatch
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The group counts as large now, but what it held then is counted exactly: the HNSW
     index is asked once, for that share (no small first ask that could not hold k of
     them), and gives the exact scan's rows."""
-    vec = chat.embedder.embed_query("When did Noor sign up for the pottery class?")
-    expected = GraphSource(chat.store, chat.group, as_of=THEN).top(vec, turns=True, types=None, k=4)
-    visible = _said_then(chat)["turns"]
+    vec = potters.embedder.embed_query("When did Noor sign up for the pottery class?")
+    expected = GraphSource(potters.store, potters.group, as_of=THEN).top(
+        vec, turns=True, types=None, k=4
+    )
+    visible = _said_then(potters)["turns"]
     monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", visible)
     monkeypatch.setattr(graph_source, "AS_OF_EXACT_SCAN_NODES", 0)
-    cold = GraphSource(chat.store, chat.group, as_of=THEN)
+    cold = GraphSource(potters.store, potters.group, as_of=THEN)
     _pairs(cold.top(vec, turns=True, types=None, k=4), expected)
     assert cold.statements.count("operators/nearest_turns_indexed") == 1
     assert "operators/nearest_turns" not in cold.statements
@@ -90,36 +84,36 @@ def test_an_early_time_in_a_large_group_asks_the_index_for_its_share_at_once(
 
 @pytest.mark.parametrize("types", [["Event", "Claim"], ["Person", "Concept", "Event", "Claim"]])
 def test_a_typed_search_as_of_a_time_reads_only_those_types_said_by_then(
-    chat: Memory, monkeypatch: pytest.MonkeyPatch, types: list[str]
+    potters: Memory, monkeypatch: pytest.MonkeyPatch, types: list[str]
 ) -> None:
     """As of a time in a group that counts as large, a search of some types counts the
     records of those types said by then (records through the (group_id, type, at) index,
     entities through (group_id, first_at)): few are scanned exactly, more ask the HNSW
     index for their share; the exact scan's rows either way."""
-    vec = chat.embedder.embed_query("What does Noor think of the pottery class?")
-    expected = GraphSource(chat.store, chat.group, as_of=THEN).top(
+    vec = potters.embedder.embed_query("What does Noor think of the pottery class?")
+    expected = GraphSource(potters.store, potters.group, as_of=THEN).top(
         vec, turns=False, types=types, k=5
     )
-    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", _said_then(chat)["records"])
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", _said_then(potters)["records"])
     monkeypatch.setattr(graph_source, "AS_OF_EXACT_SCAN_NODES", 0)
-    cold = GraphSource(chat.store, chat.group, as_of=THEN)
+    cold = GraphSource(potters.store, potters.group, as_of=THEN)
     _pairs(cold.top(vec, turns=False, types=types, k=5), expected)
     assert cold.statements[-2:] == [
         "operators/group_type_size",
         "operators/nearest_records_typed_as_of",
     ]
     monkeypatch.setattr(graph_source, "TYPED_EXACT_SCAN_NODES", 0)
-    asked = GraphSource(chat.store, chat.group, as_of=THEN)
+    asked = GraphSource(potters.store, potters.group, as_of=THEN)
     _pairs(asked.top(vec, turns=False, types=types, k=5), expected)
     assert "operators/nearest_records_indexed" in asked.statements
 
 
-def test_a_typed_count_as_of_a_time_counts_what_was_said_by_then(chat: Memory) -> None:
+def test_a_typed_count_as_of_a_time_counts_what_was_said_by_then(potters: Memory) -> None:
     counts = {}
     for as_of in (None, THEN, datetime(2020, 1, 1, tzinfo=UTC)):
-        (row,) = chat.store.read(
+        (row,) = potters.store.read(
             "operators/group_type_size",
-            group=chat.group,
+            group=potters.group,
             types=["Person", "Event"],
             cap=10**9,
             as_of=as_of,
