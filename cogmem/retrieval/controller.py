@@ -15,8 +15,10 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -30,6 +32,7 @@ from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, H
 from cogmem.retrieval.late import match as late_match
 from cogmem.retrieval.late import query_words
 from cogmem.retrieval.late import scaled as late_scaled
+from cogmem.retrieval.parallel import submit
 from cogmem.retrieval.recipes import (
     MAX_STEPS_AFTER_ANCHOR,
     MIN_ENTITIES_TO_INTERSECT,
@@ -88,6 +91,8 @@ class Operators(Protocol):
     def traverse_many(self, hops: Sequence[Hop], vector: np.ndarray) -> list[list[Candidate]]: ...
 
     def intersect(self, entity_ids: list[str], vector: np.ndarray) -> list[Shared]: ...
+
+    def apart(self, fn: Callable[[], T]) -> tuple[T, float, list[str]]: ...
 
     def ground(
         self, ids: list[str], *, window: int, vector: np.ndarray | None
@@ -408,11 +413,20 @@ class Controller:
             if run is not None:
                 planned.append(run)
         hops = [work for _, _, work in planned if isinstance(work, Hop)]
+        # the other steps (Intersect) need nothing from the traversals: through Neo4j they
+        # run beside them, each on its own connection (in process, one after another)
+        early: dict[int, Future[tuple[list[Candidate], float, list[str]]]] = {}
+        if hops and getattr(self.ops, "reads_at_once", False):
+            early = {
+                n: submit(partial(self.ops.apart, work))
+                for n, (_, _, work) in enumerate(planned)
+                if not isinstance(work, Hop)
+            }
         started = time.perf_counter()
         reached = iter(self.ops.traverse_many(hops, qvec) if hops else [])
         share = (time.perf_counter() - started) / max(len(hops), 1)
         graph_hits: dict[str, Candidate] = {}
-        for name, detail, work in planned:
+        for n, (name, detail, work) in enumerate(planned):
             if isinstance(work, Hop):
                 found = next(reached)
                 trace.append(
@@ -420,6 +434,14 @@ class Controller:
                         operator=name, detail=detail, returned=len(found), seconds=round(share, 4)
                     )
                 )
+            elif n in early:
+                found, seconds, ran = early[n].result()
+                trace.append(
+                    TraceStep(
+                        operator=name, detail=detail, returned=len(found), seconds=round(seconds, 4)
+                    )
+                )
+                trace[-1].statements = [*trace[-1].statements, *ran]
             else:
                 found = _timed(trace, name, detail, work)
             for cand in found:

@@ -150,12 +150,23 @@ class GraphSource:
         self._pools: dict[tuple[str, tuple[str, ...] | None, int], list[str]] = {}
         self._persons: list[dict[str, Any]] | None = None
         self._counting = threading.Lock()
+        self._apart = threading.local()  # a step's own statements (apart)
         self._idf_pending: dict[tuple[str, ...], Future[dict[str, float] | None]] = {}
 
     # -- plumbing ----------------------------------------------------------------------
     def _read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        self.statements.append(name)
+        getattr(self._apart, "names", self.statements).append(name)
         return self.store.read(name, group=self.group, as_of=self.as_of, **params)
+
+    def apart(self, fn: Callable[[], T]) -> tuple[T, list[str]]:
+        """``fn``'s result and the statements it ran on this thread, kept out of
+        :attr:`statements` (a step run beside others: see ``Operators.apart``)."""
+        ran: list[str] = []
+        self._apart.names = ran
+        try:
+            return fn(), ran
+        finally:
+            del self._apart.names
 
     def _keep(self, node: Mapping[str, Any], vector: np.ndarray | None, sim: float | None) -> str:
         node_id = str(node["id"])

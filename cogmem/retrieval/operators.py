@@ -27,9 +27,10 @@ them through its ``Operators`` protocol, which this class implements.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -50,6 +51,8 @@ from cogmem.retrieval.token_rows import TokenRows
 from cogmem.retrieval.vector_cache import vector_cache
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
+
+T = TypeVar("T")
 
 Source = GroupVectors | GraphSource
 """Where a search reads the group: its in-process copy (a cache) or Neo4j itself."""
@@ -209,6 +212,12 @@ class Operators:
                     self._source = cached
         return self._source
 
+    @property
+    def reads_at_once(self) -> bool:
+        """Whether this search's independent reads are worth running at once: through
+        Neo4j (each waits on a round trip), not over the process's copy."""
+        return isinstance(self.source, GraphSource)
+
     def look_back(self, as_of: datetime) -> None:
         """From now on, read the group as it stood at ``as_of`` (a question that carries its
         own time: :mod:`cogmem.retrieval.scope`): through Neo4j, nothing kept from before."""
@@ -262,6 +271,18 @@ class Operators:
         in-process copy but Ground's for record seeds), in order, for the trace."""
         source = self._source
         return source.statements if isinstance(source, GraphSource) else self._ran
+
+    def apart(self, fn: Callable[[], T]) -> tuple[T, float, list[str]]:
+        """``fn``'s result, the seconds it took and the statements it ran, those kept out of
+        :attr:`statements`: a step run on another thread, beside the search's others,
+        whose statements the trace lists under it when its result is used."""
+        started = time.perf_counter()
+        source = self.source
+        if isinstance(source, GraphSource):
+            result, ran = source.apart(fn)
+        else:
+            result, ran = fn(), []
+        return result, time.perf_counter() - started, ran
 
     def drain_statements(self) -> list[str]:
         """The statements run since the last call (and forget them)."""

@@ -206,6 +206,11 @@ def test_intersect_runs_its_statement_on_the_cold_path(potters: Memory) -> None:
     found = mem.retrieve("What do Noor and Tomasz both like?", k=5)
     steps = [step for step in found.trace if step.operator == "intersect"]
     assert steps and steps[0].statements == ["operators/intersect"]
+    # it ran beside the persons' traversals (it needs nothing from them), each step still
+    # listing only its own statements
+    walked = [step for step in found.trace if step.operator == "traverse"]
+    assert walked and "operators/traverse_hop" in walked[0].statements
+    assert not any("operators/intersect" in step.statements for step in walked)
 
 
 def test_reads_run_at_once_are_still_listed_under_their_own_steps(potters: Memory) -> None:
