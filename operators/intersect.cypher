@@ -12,13 +12,15 @@ WHERE e.group_id = $group
 CALL (e) {
   MATCH (e)-[r1]->(x:Memory)
   WHERE type(r1) IN $rel_types AND x.group_id = $group
-    AND ($as_of IS NULL OR coalesce(x.at, x.first_at) <= $as_of)
-    AND ($as_of IS NULL OR r1.at IS NULL OR r1.at <= $as_of)
+    AND ($as_of IS NULL OR (coalesce(x.at, x.first_at) <= $as_of
+                            AND (r1.at IS NULL OR r1.at <= $as_of)))
   OPTIONAL MATCH (x)-[r2:INVOLVES|ABOUT|TARGETS]->(c2:Concept)
-  WITH x, c2, r2, CASE WHEN x:Concept THEN x ELSE c2 END AS c
-  WHERE c IS NOT NULL AND ($as_of IS NULL OR coalesce(c.at, c.first_at) <= $as_of)
-    AND (c2 IS NULL OR ($as_of IS NULL OR r2.at IS NULL OR r2.at <= $as_of))
+  WHERE $as_of IS NULL OR r2.at IS NULL OR r2.at <= $as_of
+  WITH x, CASE WHEN x:Concept THEN x ELSE c2 END AS c
+  WHERE c IS NOT NULL
   WITH c, collect(DISTINCT CASE WHEN x:Concept THEN null ELSE x.id END) AS via
+  // a concept's own time once per concept, not once per record that reaches it
+  WHERE $as_of IS NULL OR coalesce(c.at, c.first_at) <= $as_of
   RETURN c, via, CASE WHEN $vector IS NULL OR c.embedding IS NULL THEN 0.0
                    ELSE vector.similarity.cosine(c.embedding, $vector) END AS sim
   ORDER BY sim DESC, c.id  // ties by id: the same on any server
