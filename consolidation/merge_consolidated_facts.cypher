@@ -15,7 +15,10 @@ MATCH (c:Memory:Concept {id: r.concept_id, group_id: $group_id})
 MERGE (f:Memory {id: r.id})
 ON CREATE SET f.created_at = datetime()
 SET f:Fact, f += r.props, f.group_id = $group_id, f.consolidated = true, f.vseq = vseq,
-    p.vseq = vseq, c.vseq = vseq  // the other ends of its relationships too
+    p.vseq = vseq, c.vseq = vseq,  // the other ends of its relationships too
+    f.said_key = CASE WHEN r.props.at IS NULL THEN null
+                 ELSE 'd' + replace(toString(date(datetime(
+                   {datetime: r.props.at, timezone: 'UTC'}))), '-', '') END
 MERGE (p)-[:HAS_FACT]->(f)
 MERGE (f)-[:ABOUT]->(c)
 WITH f, r, vseq

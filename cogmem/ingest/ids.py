@@ -9,6 +9,7 @@ claims of different speakers are never merged.
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 
 from cogmem.models import ENTITY_TYPES, ExtractedRecord, RecordType
 
@@ -21,6 +22,14 @@ def node_id(*parts: object) -> str:
 def group_key(group: str) -> str:
     """A single Lucene token standing for the group inside fulltext indexes."""
     return "g" + hashlib.sha1(group.encode("utf-8")).hexdigest()[:20]
+
+
+def said_key(at: datetime) -> str:
+    """The UTC day ``at`` falls on as one Lucene token (``d20250330``): the ``said_key``
+    every turn and record carries (written in Cypher from its time: ingest/merge_turns),
+    which a search as of a date asks the fulltext indexes for up to its own day."""
+    utc = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    return f"d{utc.year:04d}{utc.month:02d}{utc.day:02d}"
 
 
 def conversation_id(group: str, conversation: str) -> str:

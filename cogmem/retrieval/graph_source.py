@@ -43,7 +43,7 @@ from typing import Any, TypeVar
 import numpy as np
 from neo4j.exceptions import ClientError
 
-from cogmem.ingest.ids import group_key
+from cogmem.ingest.ids import group_key, said_key
 from cogmem.retrieval.lexical import analyse
 from cogmem.retrieval.parallel import submit
 from cogmem.retrieval.token_rows import TokenRowCache
@@ -83,14 +83,13 @@ DENSE_FETCH_SHARE = 0.25
 its degree (a node of 3k relationships in a store of millions is cheaper to score)."""
 FULLTEXT_OVERFETCH = 3
 """A typed record search asks Lucene for this many times k (other types are dropped after)."""
-AS_OF_OVERFETCH = 4
-"""A search as of a time asks Lucene for this many times more (what was said later is
-dropped after); when fewer than k remain, :data:`AS_OF_WIDEN` times more again, then
-for every match."""
+AS_OF_OVERFETCH = 2
+"""A search as of a time asks Lucene for this many times more: Lucene keeps what was said
+by the end of that day (``said_key``), the statement drops what was said later that day;
+when fewer than k remain, :data:`AS_OF_WIDEN` times more again, then for every match."""
 AS_OF_WIDEN = 8
-"""The second, wider Lucene ask of a search as of a time: enough when an eighth of the
-first ask's share was said by then (a time early in a large group's span), where every
-match of a common word at 100k turns is thousands of rows read and filtered."""
+"""The second, wider Lucene ask of a search as of a time (a day that said much of a
+group's matches after the time asked)."""
 LUCENE_ALL = 1_000_000
 """The limit that stands for every match of a Lucene query."""
 _AMONG = {
@@ -115,17 +114,22 @@ def _escape(word: str) -> str:
     return _LUCENE_SPECIAL.sub(r"\\\1", word)
 
 
-def lucene_query(group: str, words: Sequence[str], fields: Sequence[str]) -> str | None:
+def lucene_query(
+    group: str, words: Sequence[str], fields: Sequence[str], said_by: datetime | None = None
+) -> str | None:
     """The Lucene query for ``words`` in ``fields`` of ``group``'s nodes (the group's key
-    required but not scored, any word matching); None without a word."""
+    required but not scored, any word matching), said on or before ``said_by``'s day when
+    given (what was said later that day is the statement's to drop); None without a word."""
     terms = " ".join(_escape(w) for w in words if w)
     if not terms:
         return None
     clauses = " ".join(f"{field}:({terms})" for field in fields)
     # the group's clause scores nothing (^0): it filters. Scored, it would add its own
     # idf to every match, a constant that grows with the other groups' share of the index
-    # (+1.7 with 20 look-alike groups) and skews BM25 against the other signals
-    return f"+group_key:{group_key(group)}^0 +({clauses})"
+    # (+1.7 with 20 look-alike groups) and skews BM25 against the other signals. The day
+    # range likewise: the same BM25 scores as a search of now
+    said = "" if said_by is None else f" +said_key:[* TO {said_key(said_by)}]^0"
+    return f"+group_key:{group_key(group)}^0{said} +({clauses})"
 
 
 class GraphSource:
@@ -368,7 +372,7 @@ class GraphSource:
         index's BM25, restricted to the group inside Lucene; their similarities to
         ``vector`` are computed on the way (:meth:`similarity` then needs no round trip)."""
         fields = ["search_text"] if turns else ["content", "name"]
-        query = lucene_query(self.group, words, fields)
+        query = lucene_query(self.group, words, fields, said_by=self.as_of)
         if query is None or k <= 0:
             return []
         vec = _list(vector)
@@ -379,7 +383,7 @@ class GraphSource:
         fetch = k if turns or types is None else k * FULLTEXT_OVERFETCH
         if self.as_of is None:
             rows = self._read(name, fetch=fetch, **params)
-        else:  # later words are dropped after Lucene: ask for more, then more, then all
+        else:  # what was said later that day is dropped after Lucene: more, then all
             for ask in (fetch * AS_OF_OVERFETCH, fetch * AS_OF_OVERFETCH * AS_OF_WIDEN):
                 rows = self._read(name, fetch=ask, **params)
                 if len(rows) >= k:
@@ -556,7 +560,7 @@ class GraphSource:
         """Each word's idf by ``operators/turn_df`` (run on any thread: not listed in
         :attr:`statements` here); None when no word survives the analyzer (nothing ran)."""
         queries = [
-            {"word": w, "query": lucene_query(self.group, [w], ["search_text"])}
+            {"word": w, "query": lucene_query(self.group, [w], ["search_text"], self.as_of)}
             for w in dict.fromkeys(words)
             if analyse(w)
         ]

@@ -63,13 +63,15 @@ def _refuse_mismatch(
             )
 
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Bumped when a schema statement is added: opening a store recorded with an older version
 applies the statements again (each is ``IF NOT EXISTS``; the vector ones where the store
 has vector indexes), so an upgraded cogmem finds the indexes its statements expect (2: the
 ``(group_id, type)`` index of typed vector scans; 3: ``claim_embedding``); 4: the times a
 search as of a date reads, written for older records (``admin/backfill_validity``); 5: the
-``(group_id, type, at)`` index of typed searches as of a date."""
+``(group_id, type, at)`` index of typed searches as of a date; 6: the fulltext indexes'
+``said_key`` (the day a node was said), dropped and made again with it, the key written
+for older nodes (``admin/backfill_said_key``)."""
 
 VECTOR_INDEX_STATEMENTS = (
     "schema/vector_memory_embedding",
@@ -97,6 +99,9 @@ def init_schema(
     with another embedder.
     """
     check_embedder(store, name, dimension)
+    meta = _embedder_meta(store)
+    if meta is not None:  # `cogmem init` on a store of an older cogmem: upgrade it first
+        _before_statements(store, int(meta["schema"]))
     if vector_indexes is None:  # as they are: all of them where some exist (older cogmem)
         vector_indexes = has_vector_indexes(store)
     applied = []
@@ -142,19 +147,31 @@ def open_schema(
     _refuse_mismatch(store, (str(meta["name"]), int(meta["dimension"])), name, dimension)
     if int(meta["schema"]) < SCHEMA_VERSION:  # a store from before an index was added
         vectors = has_vector_indexes(store)
+        _before_statements(store, int(meta["schema"]))
         for stmt in statements.names_in("schema/"):
             if vectors or stmt not in VECTOR_INDEX_STATEMENTS:
                 store.admin(stmt, dimension=dimension)
         store.admin("meta/await_indexes", seconds=300)  # once: searches expect them online
-        if int(meta["schema"]) < 4:
-            store.admin("admin/backfill_validity")
-            store.admin("admin/backfill_relationship_times")
         store.write("meta/set_schema_version", version=SCHEMA_VERSION)
     if not meta["sequenced"]:
         stamp_unsequenced(store)
     if vector_indexes and not has_vector_indexes(store):  # a store from before they were on
         for stmt in VECTOR_INDEX_STATEMENTS:
             store.admin(stmt, dimension=dimension)
+
+
+def _before_statements(store: Store, schema: int) -> None:
+    """What a store recorded with schema version ``schema`` needs before the schema
+    statements run again: the times and day keys of older nodes written (each backfill
+    is idempotent), and the fulltext indexes dropped when they lack ``said_key`` (the
+    statements make them again with it; a fulltext index's fields cannot change)."""
+    if schema < 4:
+        store.admin("admin/backfill_validity")
+        store.admin("admin/backfill_relationship_times")
+    if schema < 6:
+        store.admin("admin/backfill_said_key")
+        store.admin("meta/drop_fulltext_memory_text")
+        store.admin("meta/drop_fulltext_turn_text")
 
 
 def list_indexes(store: Store) -> list[dict[str, object]]:

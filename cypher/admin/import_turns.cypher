@@ -13,6 +13,10 @@ ON CREATE SET n.group_id = $group
 WITH n, row, vseq
 WHERE n.group_id = $group
 SET n = row.props, n.vseq = vseq
+// its Lucene day key from its own time (an export of an older cogmem has none)
+SET n.said_key = CASE WHEN coalesce(n.at, n.first_at) IS NULL THEN null
+                 ELSE 'd' + replace(toString(date(datetime(
+                   {datetime: coalesce(n.at, n.first_at), timezone: 'UTC'}))), '-', '') END
 WITH n, row
 CALL (n, row) {
   WITH n, row WHERE row.props.embedding IS NOT NULL

@@ -54,6 +54,10 @@ CALL (m, r) {
 SET m.first_at = CASE WHEN m.at IS NOT NULL OR first IS NULL THEN m.first_at
                       WHEN m.first_at IS NULL OR first < m.first_at THEN first
                       ELSE m.first_at END
+// the UTC day it was said (an entity: first said) as one Lucene term (turn_text likewise)
+SET m.said_key = CASE WHEN coalesce(m.at, m.first_at) IS NULL THEN null
+                 ELSE 'd' + replace(toString(date(datetime(
+                   {datetime: coalesce(m.at, m.first_at), timezone: 'UTC'}))), '-', '') END
 WITH vseq, count(m) AS records, sum(grounded) AS evidenced,
      collect(CASE WHEN m.embedding IS NULL THEN m.id END) AS unembedded
 CALL (vseq) {

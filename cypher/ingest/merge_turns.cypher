@@ -6,6 +6,8 @@
 // Every write that adds or replaces vectors bumps the group's vector sequence (one
 // :CogmemMeta node per group, locked until commit, so writes of a group number in commit
 // order) and stamps its nodes with it: searches refresh their in-process vectors by it.
+// said_key: the UTC day the turn was said as one token (d20250330) in the turn_text
+// index (cypher/schema), so Lucene drops what was said after a search's as-of day.
 MERGE (vs:CogmemMeta {key: 'vectors:' + $group})
 SET vs.seq = coalesce(vs.seq, 0) + 1
 WITH vs.seq AS vseq
@@ -22,7 +24,11 @@ SET s.group_id = t.props.group_id,
 MERGE (c)-[:HAS_SESSION]->(s)
 MERGE (n:Turn {id: t.id})
 ON CREATE SET n.created_at = datetime()
-SET n += t.props, n.vseq = vseq
+SET n += t.props, n.vseq = vseq,
+    // the UTC day it was said, a Lucene term: a search as of a date filters by it
+    n.said_key = CASE WHEN t.props.at IS NULL THEN null
+                 ELSE 'd' + replace(toString(date(datetime(
+                   {datetime: t.props.at, timezone: 'UTC'}))), '-', '') END
 MERGE (s)-[:HAS_TURN]->(n)
 WITH n, t
 CALL (n, t) {

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
+from neo4j import GraphDatabase
 
 from cogmem.api import Memory
 from cogmem.config import Settings
@@ -97,6 +99,7 @@ def _store(mem: Memory, mode: str) -> Store:
 def potters(neo4j_settings: Settings, store: Store, group: str, tmp_path: Path) -> Iterator[Memory]:
     mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
     mem.ingest(write_chat(tmp_path / "chat.jsonl"))
+    mem.store.admin("meta/await_fulltext")  # Lucene lags a commit by moments
     clear_vector_caches()
     yield mem
     clear_vector_caches()
@@ -331,6 +334,20 @@ def test_a_claim_search_of_a_large_group_asks_the_claim_index(
         store.admin("meta/await_indexes", seconds=120)
 
 
+# how the fulltext indexes and the nodes of a store from before schema version 6 look
+_OLD_FULLTEXT = (
+    "MATCH (n) WHERE n.group_id = $group REMOVE n.said_key",
+    "DROP INDEX memory_text IF EXISTS",
+    "DROP INDEX turn_text IF EXISTS",
+    "CREATE FULLTEXT INDEX memory_text FOR (m:Memory) ON EACH [m.content, m.name, m.group_key] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', "
+    "`fulltext.eventually_consistent`: true}}",
+    "CREATE FULLTEXT INDEX turn_text FOR (t:Turn) ON EACH [t.search_text, t.group_key] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', "
+    "`fulltext.eventually_consistent`: true}}",
+)
+
+
 def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
     potters: Memory, neo4j_settings: Settings
 ) -> None:
@@ -338,13 +355,29 @@ def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
     store.admin("meta/drop_group_type_index")
     store.admin("meta/drop_group_type_at_index")
     store.admin("meta/drop_vector_claim")
+    settings = potters.settings
+    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
+    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
+        for statement in _OLD_FULLTEXT:
+            driver.execute_query(statement, group=potters.group)
+    store.admin("meta/await_indexes", seconds=120)
     store.write("meta/set_schema_version", version=1)
     try:
         fresh = Memory(neo4j_settings.model_copy(update={"group": potters.group}))
         fresh.ensure_schema()
-        names = {row["name"] for row in store.admin("meta/show_indexes")}
-        assert {"memory_group_type", "memory_group_type_at", "claim_embedding"} <= names
+        indexes = {row["name"]: row for row in store.admin("meta/show_indexes")}
+        assert {"memory_group_type", "memory_group_type_at", "claim_embedding"} <= set(indexes)
+        # the fulltext indexes made again with the day key, every node given its day
+        assert "said_key" in indexes["memory_text"]["properties"]
+        assert "said_key" in indexes["turn_text"]["properties"]
+        keyed = [n for n in fresh.export().nodes if {"Turn", "Memory"} & set(n.labels)]
+        assert keyed and all(
+            str(n.properties.get("said_key", "")).startswith("d2024") for n in keyed
+        )
         assert store.read("meta/get_embedder")[0]["schema"] == SCHEMA_VERSION
+        store.admin("meta/await_fulltext")
+        then = GraphSource(store, potters.group, as_of=datetime(2024, 3, 1, tzinfo=UTC))
+        assert then.lexical(["pottery"], turns=True, types=None, k=5)
         fresh.close()
     finally:  # leave the shared store as init makes it
         store.admin("schema/range_memory_group_type")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 import pytest
 
-from cogmem.ingest.ids import group_key
+from cogmem.ingest.ids import group_key, said_key
 from cogmem.retrieval.graph_source import lucene_query
 
 pytestmark = pytest.mark.unit
@@ -39,3 +41,19 @@ def test_lucene_syntax_in_words_is_escaped() -> None:
 def test_no_words_no_query() -> None:
     assert lucene_query("g", [], ["search_text"]) is None
     assert lucene_query("g", ["", ""], ["search_text"]) is None
+
+
+def test_as_of_a_time_the_day_key_is_required_unscored_up_to_the_utc_day() -> None:
+    berlin = datetime(2025, 3, 30, 0, 30, tzinfo=timezone(timedelta(hours=1)))
+    query = lucene_query("alice", ["pottery"], ["search_text"], said_by=berlin)
+    assert query == (
+        f"+group_key:{group_key('alice')}^0 +said_key:[* TO d20250329]^0 +(search_text:(pottery))"
+    )
+
+
+def test_the_day_key_is_the_utc_date_and_a_naive_time_is_utc() -> None:
+    assert said_key(datetime(2025, 3, 30, 23, 30, tzinfo=timezone(timedelta(hours=-5)))) == (
+        "d20250331"
+    )
+    assert said_key(datetime(2025, 3, 30, 23, 30)) == "d20250330"
+    assert said_key(datetime(1969, 12, 31, tzinfo=UTC)) == "d19691231"
