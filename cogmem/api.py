@@ -226,8 +226,11 @@ class Memory:
         return self.store.server_agent()
 
     def await_indexes(self, seconds: int = 600) -> None:
-        """Wait until every index is online (after a large ingest, before measuring)."""
+        """Wait until every index is online and the fulltext indexes hold every write
+        committed so far (they update moments after a commit): after a large ingest,
+        before measuring."""
         self.store.admin("meta/await_indexes", seconds=seconds)
+        self.store.admin("meta/await_fulltext")
 
     def profile(self, statement: str, /, **params: Any) -> tuple[list[Row], Any]:
         """PROFILE a read statement: its rows and the executed plan."""

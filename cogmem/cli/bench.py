@@ -227,6 +227,14 @@ def scale(
         typer.Option("--crowded", help="LoCoMo file: one conversation alone, then crowded."),
     ] = None,
     copies: Annotated[int, typer.Option("--copies", help="Crowding groups.", min=1)] = 100,
+    cold_rounds: Annotated[
+        int,
+        typer.Option(
+            "--cold-rounds",
+            help="Times the cold questions are asked over (p95 over every round).",
+            min=1,
+        ),
+    ] = 3,
 ) -> None:
     import tempfile
 
@@ -280,6 +288,7 @@ def scale(
                 queries=queries,
                 seed=seed,
                 log=lambda m: err.print(m),
+                cold_rounds=cold_rounds,
             )
             info = machine_info(mem, result.embedder, settings.neo4j_uri)
     finally:

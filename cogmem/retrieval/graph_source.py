@@ -337,7 +337,9 @@ class GraphSource:
             return self._read(among, ids=pool, vector=params["vector"], k=k)
         start = self._fetched.get(ask, 0)
         rows: list[dict[str, Any]] | None = None
-        for fetch in (f for f in fetches if f >= start):
+        pending = [f for f in fetches if f >= start]
+        while pending:
+            fetch = pending.pop(0)
             self._fetched[ask] = fetch
             try:
                 found = self._read(statement, fetch=fetch, **params)
@@ -350,7 +352,13 @@ class GraphSource:
             if len(found) >= k:
                 self._pools[ask] = list(found[0]["pool"])
                 return found
-            if types is not None and found and fetch == fetches[-1]:
+            if found and pending and fetch < pending[0]:
+                # the group's share of what the index returned sizes the next ask, where
+                # the share from its counts (mine counted up to the scan limit; as of a
+                # time, what was said by then is not known past it) over-fetches
+                guess = math.ceil(k * fetch / len(found) * INDEX_OVERFETCH)
+                pending[0] = max(min(pending[0], guess), min(2 * fetch, pending[0]))
+            if types is not None and found and not pending:
                 # a typed search of a large group: fewer than k of those types among
                 # the nearest is an answer, not a reason to scan the whole group
                 rows = found

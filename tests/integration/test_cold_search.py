@@ -508,3 +508,35 @@ def test_a_second_vector_is_scored_among_the_first_asks_pool(
         )
         assert cold.statements.count(f"operators/nearest_{kind}_indexed") == 1
         assert cold.statements.count(f"operators/nearest_{kind}_among") == 1
+
+
+def test_a_failed_index_ask_sizes_the_next_by_the_groups_share_of_it(
+    potters: Memory, other_groups: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the group's nodes among the index's nearest are fewer than k, the next ask is
+    sized by their share of that first ask, not by the group's count (counted only up to
+    the scan limit, it makes the share of a large group look far smaller): still the
+    copy's rows, from a smaller second ask."""
+    _, warm = _sources(potters)
+    vec = potters.embedder.embed_query("Where does Agata teach ceramics?")
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", 1)  # every group counts as huge
+    monkeypatch.setattr(graph_source, "INDEX_FIRST_FETCH", 1)  # a first ask of k alone
+    fetched: list[int] = []
+    read = GraphSource._read
+
+    def spy(self: GraphSource, name: str, **params: object) -> list[dict[str, object]]:
+        if name == "operators/nearest_turns_indexed":
+            fetched.append(int(str(params["fetch"])))
+        return read(self, name, **params)
+
+    monkeypatch.setattr(GraphSource, "_read", spy)
+    cold = Operators(_store(potters, "off"), potters.group).source
+    assert isinstance(cold, GraphSource)
+    k = 6
+    _close_pairs(
+        cold.top(vec, turns=True, types=None, k=k), warm.top(vec, turns=True, types=None, k=k)
+    )
+    sizes = cold._sizes_of()
+    by_count = min(graph_source.INDEX_FETCH_CAP, k * sizes["all_turns"] // 2 * 2)
+    assert len(fetched) >= 2 and fetched[0] == k  # the first ask held too few of them
+    assert 2 * k <= fetched[1] < by_count
