@@ -239,7 +239,8 @@ def scale(
     import tempfile
 
     from cogmem.bench.common import command_line, machine_info, machine_line, write_results
-    from cogmem.bench.scale import markdown, run_scale, scale_memory
+    from cogmem.bench.scale import run_scale, scale_memory
+    from cogmem.bench.scale_report import markdown
     from cogmem.server import local as localserver
 
     if crowded is not None:  # issue 12: the crowded-store case, on the server at --uri
