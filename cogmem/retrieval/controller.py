@@ -427,23 +427,19 @@ class Controller:
         share = (time.perf_counter() - started) / max(len(hops), 1)
         graph_hits: dict[str, Candidate] = {}
         for n, (name, detail, work) in enumerate(planned):
-            if isinstance(work, Hop):
-                found = next(reached)
-                trace.append(
-                    TraceStep(
-                        operator=name, detail=detail, returned=len(found), seconds=round(share, 4)
-                    )
-                )
-            elif n in early:
-                found, seconds, ran = early[n].result()
+            if not isinstance(work, Hop) and n not in early:
+                found = _timed(trace, name, detail, work)
+            else:
+                if n in early:  # ran beside the traversals
+                    found, seconds, ran = early[n].result()
+                else:  # a traversal: its share of their round trip, its statements drained
+                    found, seconds, ran = next(reached), share, []
                 trace.append(
                     TraceStep(
                         operator=name, detail=detail, returned=len(found), seconds=round(seconds, 4)
                     )
                 )
                 trace[-1].statements = [*trace[-1].statements, *ran]
-            else:
-                found = _timed(trace, name, detail, work)
             for cand in found:
                 graph_hits.setdefault(cand.id, cand)
         return graph_hits

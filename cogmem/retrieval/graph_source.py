@@ -357,7 +357,7 @@ class GraphSource:
                 # the share from its counts (mine counted up to the scan limit; as of a
                 # time, what was said by then is not known past it) over-fetches
                 guess = math.ceil(k * fetch / len(found) * INDEX_OVERFETCH)
-                pending[0] = max(min(pending[0], guess), min(2 * fetch, pending[0]))
+                pending[0] = min(pending[0], max(guess, 2 * fetch))
             if types is not None and found and not pending:
                 # a typed search of a large group: fewer than k of those types among
                 # the nearest is an answer, not a reason to scan the whole group

@@ -98,8 +98,9 @@ def init_schema(
     Fails with :class:`EmbedderMismatch` before changing anything when the store was built
     with another embedder.
     """
-    check_embedder(store, name, dimension)
     meta = _embedder_meta(store)
+    recorded = None if meta is None else (str(meta["name"]), int(meta["dimension"]))
+    _refuse_mismatch(store, recorded, name, dimension)
     if meta is not None:  # `cogmem init` on a store of an older cogmem: upgrade it first
         _before_statements(store, int(meta["schema"]))
     if vector_indexes is None:  # as they are: all of them where some exist (older cogmem)
