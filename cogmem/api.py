@@ -527,9 +527,10 @@ class Memory:
         idempotent; ``dry_run`` reports what would change and writes nothing.
 
         ``jobs``: a subset of ``("facts", "claims", "links")`` (default: all, always run in
-        that order); ``options``: :class:`~cogmem.consolidate.ConsolidationSettings` fields.
-        The embedder is loaded only when Facts are written; the LLM (if any) words them."""
-        config = ConsolidationSettings(**options)
+        that order); ``options``: :class:`~cogmem.consolidate.ConsolidationSettings` fields,
+        over the cosine thresholds of this memory's embedder. The embedder is loaded only
+        when Facts are written; the LLM (if any) words them."""
+        config = ConsolidationSettings.for_embedder(self.embedder_identity()[0], **options)
         chosen = tuple(jobs) if jobs is not None else JOBS
         unknown = sorted(set(chosen) - set(JOBS))
         if unknown:

@@ -65,20 +65,25 @@ def consolidate(
     ] = None,
     claim_similarity: Annotated[
         float | None,
-        typer.Option(help="Cosine that groups two claims of one speaker (default 0.75)."),
+        typer.Option(
+            help="Cosine that groups two claims of one speaker (default: the embedder's; "
+            "0.75 for MiniLM, 0.71 for mpnet)."
+        ),
     ] = None,
     conflict_window_hours: Annotated[
         float | None,
         typer.Option(help="Claims this close (or one session) are one moment (default 24)."),
     ] = None,
     reference_threshold: Annotated[
-        float | None, typer.Option(help="Cosine for REFERENCES (default 0.5).")
+        float | None,
+        typer.Option(help="Cosine for REFERENCES (default: the embedder's; MiniLM 0.5)."),
     ] = None,
     keyword_jaccard: Annotated[
         float | None, typer.Option(help="Content-word Jaccard for REFERENCES (default 0.5).")
     ] = None,
     causal_threshold: Annotated[
-        float | None, typer.Option(help="Cosine for CAUSES (default 0.45).")
+        float | None,
+        typer.Option(help="Cosine for CAUSES (default: the embedder's; MiniLM 0.45)."),
     ] = None,
     causal_window_turns: Annotated[
         int | None,

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from cogmem.consolidate.thresholds import MINILM, thresholds_for
+
 Job = Literal["facts", "claims", "links"]
 JOBS: tuple[Job, ...] = ("facts", "claims", "links")
 CLAIM_STATUSES = ("CURRENT", "SUPERSEDED", "CONFLICTING")
@@ -13,7 +15,10 @@ LINK_TYPES_DEFAULT = ["Decision", "Todo", "Reminder", "Insight", "KeyFact", "Fac
 
 
 class ConsolidationSettings(BaseModel):
-    """Parameters of the three jobs; every one can be set from ``cogmem consolidate``."""
+    """Parameters of the three jobs; every one can be set from ``cogmem consolidate``.
+
+    The cosine thresholds default to all-MiniLM-L6-v2's; :meth:`for_embedder` gives the
+    settings with another embedder's (:mod:`cogmem.consolidate.thresholds`)."""
 
     # events → facts
     min_events: int = Field(default=3, ge=2, description="occasions needed for a Fact")
@@ -24,7 +29,10 @@ class ConsolidationSettings(BaseModel):
     )
     # claims
     claim_similarity: float = Field(
-        default=0.75, ge=-1.0, le=1.0, description="cosine that puts two claims in one group"
+        default=MINILM.claim_similarity,
+        ge=-1.0,
+        le=1.0,
+        description="cosine that puts two claims in one group",
     )
     conflict_window_hours: float = Field(
         default=24.0,
@@ -33,10 +41,10 @@ class ConsolidationSettings(BaseModel):
     )
     # links
     link_types: list[str] = Field(default_factory=lambda: list(LINK_TYPES_DEFAULT))
-    reference_threshold: float = Field(default=0.5, ge=-1.0, le=1.0)
+    reference_threshold: float = Field(default=MINILM.reference_threshold, ge=-1.0, le=1.0)
     keyword_jaccard: float = Field(default=0.5, gt=0.0, le=1.0)
     keyword_min_shared: int = Field(default=2, ge=1)
-    causal_threshold: float = Field(default=0.45, ge=-1.0, le=1.0)
+    causal_threshold: float = Field(default=MINILM.causal_threshold, ge=-1.0, le=1.0)
     causal_window_turns: int = Field(
         default=3, ge=0, description="temporal heuristic: KeyFact/Reminder this many turns back"
     )
@@ -49,6 +57,12 @@ class ConsolidationSettings(BaseModel):
     max_links_per_record: int = Field(
         default=5, ge=1, description="similarity edges kept per newer record (best first)"
     )
+
+    @classmethod
+    def for_embedder(cls, embedder: str | None, **options: object) -> ConsolidationSettings:
+        """Settings with ``embedder``'s cosine thresholds (its recorded name; MiniLM's for
+        one not measured), then ``options`` over them."""
+        return cls.model_validate({**thresholds_for(embedder).model_dump(), **options})
 
 
 class ConsolidationReport(BaseModel):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from cogmem.consolidate.base import ConsolidationSettings
 from cogmem.consolidate.claims import reconcile_pairs, touched_pairs
 from cogmem.embed import Embedder
 from cogmem.embed.tokens import embed_texts
@@ -198,6 +199,8 @@ class Ingestor:
         self._sent: set[str] = set()  # entity ids this run embedded (maybe not committed yet)
         self._ahead: dict[str, Future[Embedded]] = {}  # turn text -> its vector and rows, coming
         self._written: dict[str, str] = {}  # record node id -> its type, this run's writes
+        # claims are reconciled as they come, at this embedder's cosine thresholds
+        self.reconcile_settings = ConsolidationSettings.for_embedder(embedder.name)
 
     def ingest(
         self,
@@ -330,7 +333,7 @@ class Ingestor:
                         for r, v in zip(missing, healed, strict=True)
                     ],
                 )
-            reconcile_pairs(tx, self.group, pairs)
+            reconcile_pairs(tx, self.group, pairs, self.reconcile_settings)
 
         self.store.transaction(work)
         self.cache.committed({r["id"] for r in records if r["label"] in _ENTITY_LABELS})

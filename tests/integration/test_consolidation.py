@@ -4,10 +4,12 @@ path (scripted extraction, the real offline embedder)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -296,6 +298,46 @@ def test_a_change_of_view_supersedes_the_older_claim(
     assert (may["status"], june["status"]) == ("SUPERSEDED", "CURRENT")
     assert june["supersedes"] == [may["id"]] and may["supersedes"] == []
     assert mem.counts()["labels"]["Claim"] == 2  # the original is kept
+
+
+class Named:
+    """The offline embedder's vectors under another embedder's name: the claim rules read
+    their cosine thresholds by the embedder's name (cogmem.consolidate.thresholds)."""
+
+    def __init__(self, inner: Embedder, name: str) -> None:
+        self.inner, self.name, self.dimension = inner, name, inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+
+@pytest.mark.parametrize(("name", "grouped"), [("minilm", False), ("mpnet", True)])
+def test_ingest_reconciles_claims_at_the_embedders_own_threshold(
+    mem: Memory, store: Store, embedder: Embedder, name: str, grouped: bool
+) -> None:
+    views = [
+        opinion("Alice", "Bob", "a great cook", 0.6, MAY, 1, predicate="opinion"),
+        opinion("Alice", "Bob", "patient with the kids", 0.6, JUNE, 2, predicate="opinion"),
+    ]
+    # the premise: these two views' cosine lies between mpnet's number and MiniLM's
+    a, b = embedder.embed([v.records[0].content for v in views])
+    mpnet, minilm = (ConsolidationSettings.for_embedder(n).claim_similarity for n in NAMES)
+    assert mpnet <= float(a @ b) < minilm
+    ingest(store, Named(embedder, name), mem.group, "c1", views)
+    found = claims(mem)  # reconciled at ingest, at the thresholds of the embedder's name
+    may = found["Alice thinks Bob is a great cook"]
+    june = found["Alice thinks Bob is patient with the kids"]
+    assert june["status"] == "CURRENT"
+    assert may["status"] == ("SUPERSEDED" if grouped else "CURRENT")
+    # consolidate reads the store's embedder (MiniLM here) and settles it at MiniLM's number
+    report = mem.consolidate(jobs=["claims"])
+    assert report.claims_by_status["SUPERSEDED"] == 0
+
+
+NAMES = ("mpnet", "minilm")
 
 
 def test_people_who_disagree_both_stay_current(

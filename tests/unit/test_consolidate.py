@@ -322,6 +322,31 @@ def test_generic_claims_group_by_content_similarity() -> None:
     assert plan.supersedes == {("new", "old")}
 
 
+def test_each_embedder_groups_claims_on_its_own_cosine_scale() -> None:
+    # two generic claims whose vectors have cosine 0.73: below MiniLM's 0.75, above the
+    # 0.71 at which all-mpnet-base-v2 keeps MiniLM's share of a conversation's pairs
+    angle = np.arccos(0.73)
+    rows = [
+        claim("old", "a", "plan", "opinion", 0.0, MAY, "s1", [1.0, 0.0]),
+        claim("new", "a", "plan", "opinion", 0.0, JUNE, "s2", [np.cos(angle), np.sin(angle)]),
+    ]
+    minilm = plan_claims(rows, ConsolidationSettings.for_embedder("minilm"))
+    mpnet = plan_claims(rows, ConsolidationSettings.for_embedder("mpnet"))
+    assert minilm.status == {"old": "CURRENT", "new": "CURRENT"}
+    assert mpnet.status == {"old": "SUPERSEDED", "new": "CURRENT"}
+    # an option given by hand wins over the embedder's number
+    strict = ConsolidationSettings.for_embedder("mpnet", claim_similarity=0.9)
+    assert plan_claims(rows, strict).status == {"old": "CURRENT", "new": "CURRENT"}
+
+
+def test_an_embedder_not_measured_gets_minilms_thresholds() -> None:
+    assert ConsolidationSettings.for_embedder("openai:some-model") == ConsolidationSettings()
+    assert ConsolidationSettings.for_embedder(None) == ConsolidationSettings()
+    mpnet = ConsolidationSettings.for_embedder("mpnet")
+    assert mpnet.reference_threshold < ConsolidationSettings().reference_threshold
+    assert mpnet.causal_threshold < ConsolidationSettings().causal_threshold
+
+
 def rec(i: int, text: str, turn: int) -> LinkRecord:
     return LinkRecord(
         id=f"r{i}",
