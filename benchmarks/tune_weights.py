@@ -134,12 +134,12 @@ def label(setting: Setting) -> str:
     )
 
 
-def with_current(settings: list[Setting]) -> tuple[list[Setting], int]:
-    """The settings, with the current weights added first unless the grid holds them, and
-    the index of the current weights."""
-    current = RankWeights().model_dump()
+def with_current(settings: list[Setting], base: RankWeights) -> tuple[list[Setting], int]:
+    """The settings, with the current weights (``base``) added first unless the grid holds
+    them, and the index of the current weights."""
+    current = base.model_dump()
     for i, setting in enumerate(settings):
-        if weights_for(setting).model_dump() == current:
+        if weights_for(setting, base).model_dump() == current:
             return settings, i
     return [{}, *settings], 0
 
@@ -245,8 +245,6 @@ def ingested(memory: Memory, group: str, conv: Conversation, reuse: bool) -> Mem
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     grid = dict(args.axes) if args.axes else GRIDS[args.grid]
-    settings, current = with_current(settings_of(grid))
-    weights = [weights_for(s) for s in settings]
     conversations = read_file(args.path, "locomo").conversations
     if args.samples:
         conversations = [c for c in conversations if c.id in set(args.samples)]
@@ -267,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
         search_cache=args.search_cache,
         **{k: v for k, v in overrides.items() if v},
     )
+    # the weights a search with this embedder uses (raw cosines for MiniLM, pooled else)
+    base = RankWeights.for_embedder(memory.embedder_identity()[0])
+    settings, current = with_current(settings_of(grid), base)
+    weights = [weights_for(s, base) for s in settings]
     runs: dict[tuple[int, str], Ranking] = {}
     seconds: dict[int, float] = dict.fromkeys(range(len(settings)), 0.0)
     try:

@@ -178,7 +178,7 @@ class Controller:
         self.ops = ops
         self.embedder = embedder
         self.router: Router = router or RuleRouter()
-        self.weights = weights or RankWeights()
+        self.weights = weights or RankWeights.for_embedder(embedder.name)
         self.judge = judge
 
     # -- public ------------------------------------------------------------------------

@@ -82,6 +82,18 @@ def candidate_count(k: int, dedupe: bool) -> int:
 
 
 # -- weights ----------------------------------------------------------------------------
+RAW_COSINE_EMBEDDERS = frozenset({"minilm", "minilm-int8"})
+"""Embedders that rank with raw cosines by default: the weights were chosen on their scale
+(the int8 model's cosines are the float model's to ~1e-2)."""
+POOLED_UPDATE_CLAIM = 2.0
+"""The claim bonus on update questions ("what does X think of Y now?") with pooled cosines:
+pooled, the best candidate's cosine counts fully, where MiniLM's raw cosines of good matches
+are ~0.6, so the bonus grows by about the same 1/0.6 (1.2 → 2.0) to outrank the turn that
+words an older view. all-mpnet-base-v2: the project's time-scoped questions 31 → 32 of 36
+(raw: 32), LoCoMo dev unchanged (R@10 84.7, multi-hop 32.7: claims answer few of its
+questions); raising the bonus of other opinion questions too (0.6 → 1.0) cost R@10 0.3."""
+
+
 class RankWeights(BaseModel):
     """How the signals of a turn combine; ``by_intent`` overrides some weights per intent.
     Compared on the LoCoMo dev split by ``benchmarks/tune_weights.py``."""
@@ -139,18 +151,19 @@ class RankWeights(BaseModel):
     Ground already read for a top 10 (:data:`GROUND_PER_RESULT` · k), ~12 KB of token rows
     each."""
     cosines: Literal["raw", "pool"] = "raw"
-    """How a cosine enters the base score (:class:`CosineScale`). ``raw`` (the default):
-    the cosine as it is (negative counts as 0), so the vector weights hold only for the
-    cosine scale of the embedder they were chosen with (all-MiniLM-L6-v2). ``pool``:
-    rescaled per question over the candidates (:attr:`cosine_floor` → 0, the best → 1), as
-    BM25 is scaled to its best turn: the same ranking for any embedder whose cosines differ
-    by a stretch and a shift. Dev R@10 with the same weights
-    (benchmarks/results/tune_fusion_*.md): MiniLM 82.5 → 82.9, all-mpnet-base-v2 82.8 →
-    84.7, both folds choosing it; not the default yet because it loses two of the project's
-    opinion tests (a claim outranked by its turn; 32 of 36 as-of questions). With the claim
-    bonus raised to 1.0 (2.0 on update questions), floor 0.5 and the vector weights halved
-    those pass, but LoCoMo dev's cross-validated R@10 over that grid is 81.5 against raw's
-    82.0 (benchmarks/results/tune_pool_default.md), so raw stays the default."""
+    """How a cosine enters the base score (:class:`CosineScale`). ``raw``: the cosine as it
+    is (negative counts as 0), so the vector weights hold only for the cosine scale of the
+    embedder they were chosen with (all-MiniLM-L6-v2). ``pool``: rescaled per question over
+    the candidates (:attr:`cosine_floor` → 0, the best → 1), as BM25 is scaled to its best
+    turn: the same ranking for any embedder whose cosines differ by a stretch and a shift.
+    A search uses :meth:`for_embedder`'s: raw for MiniLM, pool for any other. Dev R@10 with
+    the same weights (benchmarks/results/tune_fusion_*.md): MiniLM 82.5 → 82.9,
+    all-mpnet-base-v2 82.8 → 84.7, both folds choosing pool; MiniLM stays raw because
+    pooled it loses two of the project's opinion tests (a claim outranked by its turn; 32
+    of 36 as-of questions), and with the claim bonus raised to 1.0 (2.0 on update
+    questions), floor 0.5 and the vector weights halved those pass, but LoCoMo dev's
+    cross-validated R@10 over that grid is 81.5 against raw's 82.0
+    (benchmarks/results/tune_pool_default.md)."""
     cosine_floor: float = 0.65
     """With ``cosines="pool"``: the quantile of the candidates' positive cosines that maps
     to 0; the weaker third of the candidates then gets nothing from its cosine. Chosen on
@@ -184,6 +197,22 @@ class RankWeights(BaseModel):
     def for_intent(self, intent: str) -> RankWeights:
         override = self.by_intent.get(intent)
         return self.model_copy(update=override) if override else self
+
+    @classmethod
+    def for_embedder(cls, embedder: str | None) -> RankWeights:
+        """The default weights for ``embedder`` (its recorded name; None: MiniLM): raw
+        cosines for the MiniLM models (:data:`RAW_COSINE_EMBEDDERS`), whose cosine scale
+        the vector weights were chosen on; pooled ones (:attr:`cosines`) for any other,
+        whose scale those weights know nothing of, with the claim bonus of update questions
+        at :data:`POOLED_UPDATE_CLAIM`. all-mpnet-base-v2 on LoCoMo dev, the same weights:
+        R@10 82.8 raw, 84.7 pooled, both folds choosing pooled
+        (benchmarks/results/tune_fusion_mpnet.md)."""
+        if embedder is None or embedder in RAW_COSINE_EMBEDDERS:
+            return cls()
+        pooled = cls(cosines="pool")
+        by_intent = {intent: dict(over) for intent, over in pooled.by_intent.items()}
+        by_intent.setdefault("update", {})["claim"] = POOLED_UPDATE_CLAIM
+        return pooled.model_copy(update={"by_intent": by_intent})
 
 
 # -- a turn's signals -------------------------------------------------------------------

@@ -12,6 +12,7 @@ from cogmem.models import Intent, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedRecord, GroundedTurn
 from cogmem.retrieval.router import EntityRef, Plan
 from cogmem.retrieval.scoring import (
+    POOLED_UPDATE_CLAIM,
     RAW_COSINES,
     CosineScale,
     RankWeights,
@@ -377,3 +378,22 @@ def test_a_pool_without_spread_counts_each_cosine_fully() -> None:
     one = pool_scale([TurnScore(id="t", turn_cos=0.3)], 0.0)
     assert one(0.3) == 1.0
     assert CosineScale(floor=0.2, span=0.4)(0.9) == 1.0
+
+
+def test_each_embedder_gets_the_cosine_form_its_weights_hold_for() -> None:
+    # MiniLM (either backend) ranks with the raw cosines the weights were chosen on
+    for name in ("minilm", "minilm-int8", None):
+        assert RankWeights.for_embedder(name) == RankWeights()
+    # any other model ranks with pooled ones, its claims raised on update questions
+    for name in ("mpnet", "bge-m3", "openai:text-embedding-3-small"):
+        w = RankWeights.for_embedder(name)
+        assert w.cosines == "pool"
+        assert w.for_intent("update").claim == POOLED_UPDATE_CLAIM
+        assert w.for_intent("opinion").claim == RankWeights().claim
+        mh, pooled_mh = (
+            w.for_intent("multi-hop"),
+            RankWeights(cosines="pool").for_intent("multi-hop"),
+        )
+        assert mh.model_dump(exclude={"by_intent"}) == pooled_mh.model_dump(exclude={"by_intent"})
+    # the defaults themselves are not changed by asking
+    assert RankWeights().by_intent["update"]["claim"] == 1.2
