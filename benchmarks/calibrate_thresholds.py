@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from cogmem.api import Memory
-from cogmem.bench.common import command_line, machine_info, machine_line, now_iso
+from cogmem.bench import common
 from cogmem.consolidate import ConsolidationSettings
 from cogmem.consolidate.base import LINK_TYPES_DEFAULT
 from cogmem.embed import make_embedder
@@ -98,7 +98,7 @@ def markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# Consolidation thresholds for `{data['embedder']}`, matched to MiniLM's",
         "",
-        machine_line(data["machine"]),
+        common.machine_line(data["machine"]),
         "",
         f"`{data['command']}`",
         "",
@@ -153,12 +153,10 @@ def main(argv: list[str] | None = None) -> int:
             mem.ingest_conversations([conv], fmt="locomo")
             read = mem.store.read("consolidation/link_candidates", group_id=mem.group, types=TYPES)
             rows += [{**r, "conversation_id": conv.id} for r in read]
-        info = machine_info(memory, embedder=memory.embedder.name, uri=memory.settings.neo4j_uri)
+        name, uri = memory.embedder.name, memory.settings.neo4j_uri
+        info = common.machine_info(memory, embedder=name, uri=uri)
     finally:
-        if not args.keep:
-            for conv in conversations:
-                memory.for_group(f"{args.prefix}{conv.id}").forget()
-        memory.close()
+        common.finish_groups(memory, [f"{args.prefix}{c.id}" for c in conversations], args.keep)
     rows = [r for r in rows if r["embedding"] is not None and r["turn_idx"] is not None]
     log(f"embedding {len(rows)} records with {other.name}")
     started = time.perf_counter()
@@ -179,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     a_all, _ = pair_cosines(ours, theirs, conv_ids, turns, window)
     names = list(dict.fromkeys(conv_ids))
     data: dict[str, Any] = {
-        "date": now_iso(),
-        "command": command_line(),
+        "date": common.now_iso(),
+        "command": common.command_line(),
         "machine": info,
         "embedder": other.name,
         "records": len(rows),

@@ -34,6 +34,7 @@ from typing import Any
 from cogmem.api import Memory
 from cogmem.bench.common import (
     command_line,
+    finish_groups,
     machine_info,
     machine_line,
     markdown_table,
@@ -280,10 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 seconds[i] += took
         info = machine_info(memory, embedder=memory.embedder.name, uri=memory.settings.neo4j_uri)
     finally:
-        if not args.keep:
-            for conv in conversations:
-                memory.for_group(f"{args.prefix}{conv.id}").forget()
-        memory.close()
+        finish_groups(memory, [f"{args.prefix}{c.id}" for c in conversations], args.keep)
 
     objective = OBJECTIVES[args.objective]
     table = []

@@ -335,3 +335,14 @@ def grouped_bars(
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=8)
+
+
+def finish_groups(memory: Any, groups: Sequence[str], keep: bool) -> None:
+    """A benchmark's cleanup: ``groups`` of ``memory`` (a :class:`cogmem.api.Memory`)
+    deleted unless ``keep``, then ``memory`` closed."""
+    try:
+        if not keep:
+            for group in groups:
+                memory.for_group(group).forget()
+    finally:
+        memory.close()
