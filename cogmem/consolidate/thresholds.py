@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from cogmem.embed.minilm import MINILM_NAMES
+
 
 class CosineThresholds(BaseModel):
     """The cosine thresholds of the consolidation rules for one embedder."""
@@ -27,12 +29,10 @@ class CosineThresholds(BaseModel):
 
 
 MINILM = CosineThresholds(claim_similarity=0.75, reference_threshold=0.5, causal_threshold=0.45)
-"""Chosen on all-MiniLM-L6-v2; also the int8 model's (its vectors have cosine ≥ 0.988 with
-the float model's: benchmarks/results/embed_int8.md)."""
+"""Chosen on all-MiniLM-L6-v2 (float or int8 vectors: :data:`MINILM_NAMES`)."""
 
 BY_EMBEDDER: dict[str, CosineThresholds] = {
-    "minilm": MINILM,
-    "minilm-int8": MINILM,
+    **dict.fromkeys(MINILM_NAMES, MINILM),
     # the cosines at which all-mpnet-base-v2 keeps MiniLM's share of the record pairs of
     # LoCoMo dev (benchmarks/results/thresholds_mpnet.md)
     "mpnet": CosineThresholds(

@@ -104,6 +104,12 @@ def minilm_name(backend: str = "numpy") -> str:
     return "minilm-int8" if backend == "onnx-int8" else "minilm"
 
 
+MINILM_NAMES = frozenset(minilm_name(backend) for backend in MINILM_BACKENDS)
+"""Every name a MiniLM store records (``minilm``, ``minilm-int8``: the int8 vectors have
+cosine ≥ 0.988 with the float ones, benchmarks/results/embed_int8.md): the cosine scale the
+ranking weights and consolidation's thresholds were chosen on."""
+
+
 def default_model_cache() -> Path:
     """Where the int8 model is cached when no folder is given: ``$COGMEM_HOME/models``."""
     from cogmem.config import default_home

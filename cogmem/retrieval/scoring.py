@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from cogmem.embed.minilm import MINILM_NAMES
 from cogmem.models import PLAN_STATUSES, Intent, RecordType, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedTurn
 from cogmem.retrieval.router import Plan
@@ -82,10 +83,6 @@ def candidate_count(k: int, dedupe: bool) -> int:
 
 
 # -- weights ----------------------------------------------------------------------------
-RAW_COSINE_EMBEDDERS = frozenset({"minilm", "minilm-int8"})
-"""Embedders that rank with raw cosines by default: the weights were chosen on their scale
-(the int8 model's vectors have cosine ≥ 0.988 with the float model's:
-benchmarks/results/embed_int8.md)."""
 POOLED_UPDATE_CLAIM = 2.0
 """The claim bonus on update questions ("what does X think of Y now?") with pooled cosines:
 pooled, the best candidate's cosine counts fully, where MiniLM's raw cosines of good matches
@@ -202,7 +199,7 @@ class RankWeights(BaseModel):
     @classmethod
     def for_embedder(cls, embedder: str | None) -> RankWeights:
         """The default weights for ``embedder`` (its recorded name; None: MiniLM): raw
-        cosines for the MiniLM models (:data:`RAW_COSINE_EMBEDDERS`), whose cosine scale
+        cosines for the MiniLM models (:data:`~cogmem.embed.minilm.MINILM_NAMES`), whose scale
         the vector weights were chosen on; pooled ones (:attr:`cosines`) for any other,
         whose scale those weights know nothing of, with the claim bonus of update questions
         at :data:`POOLED_UPDATE_CLAIM`. all-mpnet-base-v2 on LoCoMo dev, the same weights:
@@ -210,7 +207,7 @@ class RankWeights(BaseModel):
         (benchmarks/results/tune_fusion_mpnet.md); on the collapse bench's top 1 pooled
         costs it: 1 of 300 questions misattributed (raw: 0), records first 90.0 → 86.7 %
         (docs/embedders.md)."""
-        if embedder is None or embedder in RAW_COSINE_EMBEDDERS:
+        if embedder is None or embedder in MINILM_NAMES:
             return cls()
         pooled = cls(cosines="pool")
         by_intent = {intent: dict(over) for intent, over in pooled.by_intent.items()}
