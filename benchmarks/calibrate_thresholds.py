@@ -167,14 +167,15 @@ def main(argv: list[str] | None = None) -> int:
     turns = [int(r["turn_idx"]) for r in rows]
     window = reference.link_window_turns
 
-    def measured(keep: list[int]) -> dict[str, Any]:
+    def measured(keep: list[int]) -> tuple[dict[str, Any], int]:
+        """Each threshold matched over the pairs of the records ``keep``, and their count."""
         a, b = pair_cosines(
             ours[keep], theirs[keep], [conv_ids[i] for i in keep], [turns[i] for i in keep], window
         )
-        return {name: matched(a, b, getattr(reference, name)) for name in THRESHOLDS}
+        return {name: matched(a, b, getattr(reference, name)) for name in THRESHOLDS}, a.size
 
     everything = list(range(len(rows)))
-    a_all, _ = pair_cosines(ours, theirs, conv_ids, turns, window)
+    overall, pairs = measured(everything)
     names = list(dict.fromkeys(conv_ids))
     data: dict[str, Any] = {
         "date": common.now_iso(),
@@ -182,13 +183,13 @@ def main(argv: list[str] | None = None) -> int:
         "machine": info,
         "embedder": other.name,
         "records": len(rows),
-        "pairs": int(a_all.size),
+        "pairs": pairs,
         "window": window,
         "embed_seconds": embed_seconds,
         "conversations": names,
-        "all": measured(everything),
+        "all": overall,
         "by_conversation": {
-            c: measured([i for i in everything if conv_ids[i] == c]) for c in names
+            c: measured([i for i in everything if conv_ids[i] == c])[0] for c in names
         },
     }
     args.out.mkdir(parents=True, exist_ok=True)
