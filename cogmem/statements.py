@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 FOLDERS = ("cypher", "operators", "consolidation")
-OPTIONAL: dict[str, Any] = {"as_of": None, "as_of_cap": 0}
+OPTIONAL: dict[str, Any] = {"as_of": None, "as_of_cap": 0, "kind": None}
 """Parameters a statement may read without every caller passing them, and their value when
 not passed: ``$as_of`` (a search as of a time, issue 32) is null for "now"; ``$as_of_cap``
-(how far ``group_size`` counts what was said by then) counts nothing then."""
+(how far ``group_size`` counts what was said by then) counts nothing then; ``$kind`` (what
+``group_size`` counts of the group: 'turns', 'records', null for both) counts both."""
 
 
 class StatementNotFound(KeyError):

@@ -8,6 +8,9 @@
 CALL db.index.fulltext.queryNodes('turn_text', $query, {limit: $fetch}) YIELD node AS n, score
 WITH n, score
 WHERE n.group_id = $group AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of)
+WITH n, score
+ORDER BY score DESC, n.id
+LIMIT $k
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
           .source, .target,
           status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
@@ -21,4 +24,3 @@ RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim
 ORDER BY score DESC, n.id
-LIMIT $k

@@ -4,7 +4,9 @@
 // $as_of (null: now, and then it is 0), also how many of them had been said by then,
 // through the (group_id, type, at) and (group_id, first_at) indexes, up to $cap + 1: a
 // typed search as of a date scans those exactly (nearest_records_typed_as_of) when few,
-// else sizes its HNSW ask by their share. One round trip either way.
+// else sizes its HNSW ask by their share. With the store's records and claims (from the count
+// store), which size the HNSW ask: a typed ask needs nothing of group_size, and runs beside
+// it. One round trip either way.
 CALL () {
   MATCH (m:Memory)
   WHERE m.group_id = $group AND m.type IN $types
@@ -22,4 +24,10 @@ CALL () {
   WITH m LIMIT $cap + 1
   RETURN count(m) AS records_then
 }
-RETURN records, records_then
+CALL () {
+  MATCH (m:Memory) RETURN count(m) AS all_records
+}
+CALL () {
+  MATCH (m:Claim) RETURN count(m) AS all_claims
+}
+RETURN records, records_then, all_records, all_claims

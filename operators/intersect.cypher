@@ -5,26 +5,40 @@
 // of the concept's embedding, 0 without one). A concept shared by at least $min_shared
 // entities is returned with the records that link each entity to it.
 // $as_of (null: now): only what was said by then, each record with the status it had
-// then (see operators/README.md).
+// then (see operators/README.md). The ways to each concept are gathered first, without
+// reading a time; the concepts are then taken closest first, and only their ways' times
+// are read, until $per_entity concepts have a way said by then (at 100k records, reading
+// every way's times first cost as much again as the whole statement now). A record's id is
+// read for the concepts kept only.
 UNWIND $ids AS eid
 MATCH (e:Memory {id: eid})
 WHERE e.group_id = $group
 CALL (e) {
   MATCH (e)-[r1]->(x:Memory)
   WHERE type(r1) IN $rel_types AND x.group_id = $group
-    AND ($as_of IS NULL OR (coalesce(x.at, x.first_at) <= $as_of
-                            AND (r1.at IS NULL OR r1.at <= $as_of)))
   OPTIONAL MATCH (x)-[r2:INVOLVES|ABOUT|TARGETS]->(c2:Concept)
-  WHERE $as_of IS NULL OR r2.at IS NULL OR r2.at <= $as_of
-  WITH x, CASE WHEN x:Concept THEN x ELSE c2 END AS c
+  WITH x, r1, r2, x:Concept AS direct
+  WITH x, r1, r2, direct, CASE WHEN direct THEN x ELSE (CASE WHEN r2 IS NULL THEN null ELSE endNode(r2) END) END AS c
   WHERE c IS NOT NULL
-  WITH c, collect(DISTINCT CASE WHEN x:Concept THEN null ELSE x.id END) AS via
-  // a concept's own time once per concept, not once per record that reaches it
-  WHERE $as_of IS NULL OR coalesce(c.at, c.first_at) <= $as_of
-  RETURN c, via, CASE WHEN $vector IS NULL OR c.embedding IS NULL THEN 0.0
-                   ELSE vector.similarity.cosine(c.embedding, $vector) END AS sim
+  WITH c, collect({x: x, r1: r1, r2: r2, direct: direct}) AS ways
+  WITH c, ways, CASE WHEN $vector IS NULL OR c.embedding IS NULL THEN 0.0
+                 ELSE vector.similarity.cosine(c.embedding, $vector) END AS sim
   ORDER BY sim DESC, c.id  // ties by id: the same on any server
+  WITH c, sim,
+       CASE WHEN $as_of IS NULL THEN ways
+            WHEN coalesce(c.at, c.first_at) > $as_of THEN []
+            ELSE [w IN ways WHERE coalesce(w.x.at, w.x.first_at) <= $as_of
+                    AND (w.r1.at IS NULL OR w.r1.at <= $as_of)
+                    AND (w.direct OR w.r2.at IS NULL OR w.r2.at <= $as_of)] END AS kept
+  WHERE size(kept) > 0
+  WITH c, sim, kept
   LIMIT $per_entity
+  CALL (kept) {
+    UNWIND kept AS w
+    WITH w WHERE NOT w.direct
+    RETURN collect(DISTINCT w.x.id) AS via
+  }
+  RETURN c, via, sim
 }
 WITH c, collect({entity: e.id, via: via}) AS links, max(sim) AS sim
 WHERE size(links) >= $min_shared

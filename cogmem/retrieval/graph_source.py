@@ -115,11 +115,17 @@ def _escape(word: str) -> str:
 
 
 def lucene_query(
-    group: str, words: Sequence[str], fields: Sequence[str], said_by: datetime | None = None
+    group: str,
+    words: Sequence[str],
+    fields: Sequence[str],
+    said_by: datetime | None = None,
+    *,
+    day_only: bool = False,
 ) -> str | None:
     """The Lucene query for ``words`` in ``fields`` of ``group``'s nodes (the group's key
     required but not scored, any word matching), said on or before ``said_by``'s day when
-    given (what was said later that day is the statement's to drop); None without a word."""
+    given (what was said later that day is the statement's to drop), or with ``day_only``
+    on that day alone; None without a word."""
     terms = " ".join(_escape(w) for w in words if w)
     if not terms:
         return None
@@ -128,7 +134,10 @@ def lucene_query(
     # idf to every match, a constant that grows with the other groups' share of the index
     # (+1.7 with 20 look-alike groups) and skews BM25 against the other signals. The day
     # range likewise: the same BM25 scores as a search of now
-    said = "" if said_by is None else f" +said_key:[* TO {said_key(said_by)}]^0"
+    said = ""
+    if said_by is not None:
+        day = said_key(said_by)
+        said = f" +said_key:{day}^0" if day_only else f" +said_key:[* TO {day}]^0"
     return f"+group_key:{group_key(group)}^0{said} +({clauses})"
 
 
@@ -148,12 +157,14 @@ class GraphSource:
         self.statements: list[str] = []
         self._fields: dict[str, dict[str, Any]] = {}
         self._sims: dict[bytes, dict[str, float]] = {}
-        self._sizes: dict[str, int] | None = None
-        self._typed_sizes: dict[str, tuple[int, int]] = {}
+        self._sizes: dict[str, dict[str, int]] = {}
+        self._typed_sizes: dict[str, dict[str, int]] = {}
         self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
         self._pools: dict[tuple[str, tuple[str, ...] | None, int], list[str]] = {}
         self._persons: list[dict[str, Any]] | None = None
-        self._counting = threading.Lock()
+        # each count has a lock of its own: Anchor's asks count what each needs at once
+        self._counting = {"turns": threading.Lock(), "records": threading.Lock()}
+        self._typed_counting = threading.Lock()
         self._apart = threading.local()  # a step's own statements (apart)
         self._idf_pending: dict[tuple[str, ...], Future[dict[str, float] | None]] = {}
 
@@ -180,33 +191,36 @@ class GraphSource:
             self._sims.setdefault(_key(vector), {})[node_id] = float(sim)
         return node_id
 
-    def _sizes_of(self) -> dict[str, int]:
-        with self._counting:  # Anchor's reads run at once: the group is counted once
-            if self._sizes is None:
+    def _sizes_of(self, kind: str) -> dict[str, int]:
+        """``operators/group_size`` for ``kind`` ("turns" or "records"): how many the group
+        holds (``turns`` or ``records``) and held at :attr:`as_of` (``turns_then`` or
+        ``records_then``), each counted up to :data:`EXACT_SCAN_NODES` + 1, with the
+        store's sizes (``all_turns``, ``all_records``, ``all_claims``). Counted once a
+        search, each kind apart: the turn and record asks of Anchor count theirs at once."""
+        with self._counting[kind]:
+            if kind not in self._sizes:
                 (row,) = self._read(
                     "operators/group_size",
+                    kind=kind,
                     cap=EXACT_SCAN_NODES,
                     as_of_cap=EXACT_SCAN_NODES,
                 )
-                self._sizes = {k: int(v) for k, v in row.items()}
-            return self._sizes
+                self._sizes[kind] = {k: int(v) for k, v in row.items()}
+            return self._sizes[kind]
 
-    def _visible_sizes(self) -> dict[str, int]:
-        """How many turns and records the group held at :attr:`as_of` (each counted up to
-        :data:`EXACT_SCAN_NODES` + 1, as the group is; counted with the group's size)."""
-        sizes = self._sizes_of()
-        return {"turns": sizes["turns_then"], "records": sizes["records_then"]}
-
-    def _typed_size(self, types: Sequence[str]) -> tuple[int, int]:
-        """How many records of ``types`` the group holds, and held at :attr:`as_of` (0
-        for now), each counted up to :data:`EXACT_SCAN_NODES` + 1."""
+    def _typed_size(self, types: Sequence[str]) -> dict[str, int]:
+        """How many records of ``types`` the group holds (``records``), and held at
+        :attr:`as_of` (``records_then``, 0 for now), each counted up to
+        :data:`EXACT_SCAN_NODES` + 1, with the store's records and claims (``all_records``,
+        ``all_claims``): all a typed ask needs, so it does not wait for the group's count
+        (:meth:`_sizes_of`), which the untyped asks read at the same time."""
         key = ",".join(sorted(types))
-        with self._counting:
+        with self._typed_counting:
             if key not in self._typed_sizes:
                 (row,) = self._read(
                     "operators/group_type_size", types=list(types), cap=EXACT_SCAN_NODES
                 )
-                self._typed_sizes[key] = (int(row["records"]), int(row["records_then"]))
+                self._typed_sizes[key] = {k: int(v) for k, v in row.items()}
             return self._typed_sizes[key]
 
     # -- what the operators ask --------------------------------------------------------
@@ -223,15 +237,19 @@ class GraphSource:
         params: dict[str, Any] = {"vector": vec, "k": k}
         if not turns:
             params["types"] = list(types) if types is not None else None
-        sizes = self._sizes_of()
-        everyone = sizes[f"all_{kind}"]
-        if self.as_of is not None:
-            # as of a date, the group held what was said by then: few nodes then (of any
-            # type) are scanned exactly through the (group_id, at) indexes
-            visible = self._visible_sizes()[kind]
-            if visible <= AS_OF_EXACT_SCAN_NODES:
-                scan = f"operators/nearest_{kind}_as_of"
-                return self._nearest(scan, params, query) if visible else []
+        if types is None:
+            sizes = self._sizes_of(kind)
+            everyone, all_claims = sizes[f"all_{kind}"], sizes["all_claims"]
+            if self.as_of is not None:
+                # as of a date, the group held what was said by then: few nodes then are
+                # scanned exactly through the (group_id, at) indexes
+                visible = sizes[f"{kind}_then"]
+                if visible <= AS_OF_EXACT_SCAN_NODES:
+                    scan = f"operators/nearest_{kind}_as_of"
+                    return self._nearest(scan, params, query) if visible else []
+        else:
+            typed = self._typed_size(types)
+            everyone, all_claims = typed["all_records"], typed["all_claims"]
         # mine: the group's nodes that the search may return (counted up to
         # EXACT_SCAN_NODES + 1); up to `limit` of them are scanned exactly (`exact`), more
         # ask the HNSW index. As of a time, mine are those said by then: counted exactly,
@@ -248,12 +266,13 @@ class GraphSource:
             # of them, scanned exactly through the (group_id, type) index; as of a time,
             # those said by then through the (group_id, type, at) index (early in a large
             # group the HNSW index's nearest are rarely of those types and said by then: at
-            # 100k records it was asked for 400, 2,004 and 10,000 nodes before)
-            mine, then = self._typed_size(types)
+            # 100k records it was asked for 400, 2,004 and 10,000 nodes before). The few
+            # said by then (at most TYPED_EXACT_SCAN_NODES) are scanned exactly
+            mine = typed["records"]
             limit, exact = TYPED_EXACT_SCAN_NODES, "operators/nearest_records_typed"
             if self.as_of is not None:
-                mine, exact = then, "operators/nearest_records_typed_as_of"
-                share_known = then <= EXACT_SCAN_NODES
+                mine, exact = typed["records_then"], "operators/nearest_records_typed_as_of"
+                share_known = mine <= EXACT_SCAN_NODES
             if mine == 0:
                 return []
         rows: Any = None
@@ -267,7 +286,7 @@ class GraphSource:
                     params,
                     k,
                     mine,
-                    sizes["all_claims"],
+                    all_claims,
                     None,
                     share_known=share_known,
                 )
@@ -483,7 +502,7 @@ class GraphSource:
         if not ids:
             return {}
         rows = self._read("operators/degrees", ids=ids)
-        everyone = self._sizes_of()["all_records"]
+        everyone = self._sizes_of("records")["all_records"]
         out: dict[str, int] = {}
         for row in rows:
             degree = int(row["degree"])
@@ -568,7 +587,13 @@ class GraphSource:
         """Each word's idf by ``operators/turn_df`` (run on any thread: not listed in
         :attr:`statements` here); None when no word survives the analyzer (nothing ran)."""
         queries = [
-            {"word": w, "query": lucene_query(self.group, [w], ["search_text"], self.as_of)}
+            {
+                "word": w,
+                "query": lucene_query(self.group, [w], ["search_text"], self.as_of),
+                "later": None
+                if self.as_of is None
+                else lucene_query(self.group, [w], ["search_text"], self.as_of, day_only=True),
+            }
             for w in dict.fromkeys(words)
             if analyse(w)
         ]

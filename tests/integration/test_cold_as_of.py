@@ -24,6 +24,8 @@ pytestmark = pytest.mark.integration
 
 THEN = datetime(2024, 3, 1, tzinfo=UTC)
 """Between the chat's first session (3 February) and its second (17 March)."""
+SAME_DAY = datetime(2024, 3, 17, 12, 0, tzinfo=UTC)
+"""The second session's day, hours before it: the group held the first session alone."""
 
 
 @pytest.fixture
@@ -51,11 +53,14 @@ def _pairs(found: list[tuple[str, float]], expected: list[tuple[str, float]]) ->
     assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-9)
 
 
+@pytest.mark.parametrize("as_of", [THEN, SAME_DAY], ids=["between-sessions", "same-day"])
 def test_word_rarity_as_of_a_time_is_that_of_the_group_then(
-    potters: Memory, first_session: Memory
+    potters: Memory, first_session: Memory, as_of: datetime
 ) -> None:
+    """Lucene keeps the turns said by the end of the day; those of that day said after the
+    time (all of the second session, at SAME_DAY) are counted apart and taken off."""
     words = ["greyhound", "pottery", "the", "class", "first"]
-    then = GraphSource(potters.store, potters.group, as_of=THEN).turn_idf(words)
+    then = GraphSource(potters.store, potters.group, as_of=as_of).turn_idf(words)
     only = GraphSource(first_session.store, first_session.group).turn_idf(words)
     assert then == pytest.approx(only)
     # the greyhound was not yet named then (the rarest word); it was by now
@@ -121,10 +126,35 @@ def test_a_typed_count_as_of_a_time_counts_what_was_said_by_then(potters: Memory
             as_of=as_of,
         )
         counts[as_of] = (int(row["records"]), int(row["records_then"]))
+        # the store's records and claims come with it: a typed ask needs no group_size
+        assert int(row["all_records"]) >= int(row["records"]) and int(row["all_claims"]) > 0
     now, _ = counts[None]
     assert counts[None] == (now, 0)
     assert 0 < counts[THEN][1] < now and counts[THEN][0] == now
     assert counts[datetime(2020, 1, 1, tzinfo=UTC)] == (now, 0)
+
+
+def test_the_group_is_counted_for_the_kind_asked(potters: Memory) -> None:
+    """A search's turn and record asks count the group apart (each waits on its own count):
+    each kind's counts, now and then, are those of the count of both."""
+    rows = {
+        kind: potters.store.read(
+            "operators/group_size",
+            group=potters.group,
+            kind=kind,
+            cap=10**9,
+            as_of=THEN,
+            as_of_cap=10**9,
+        )[0]
+        for kind in (None, "turns", "records")
+    }
+    both, turns, records = rows[None], rows["turns"], rows["records"]
+    assert both["turns"] > both["turns_then"] > 0 and both["records"] > both["records_then"] > 0
+    assert (turns["turns"], turns["turns_then"]) == (both["turns"], both["turns_then"])
+    assert (turns["records"], turns["records_then"]) == (0, 0)
+    assert (records["records"], records["records_then"]) == (both["records"], both["records_then"])
+    assert (records["turns"], records["turns_then"]) == (0, 0)
+    assert records["all_turns"] == both["all_turns"] and turns["all_claims"] == both["all_claims"]
 
 
 def test_each_turn_and_record_carries_the_utc_day_it_was_said(

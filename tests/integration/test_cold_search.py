@@ -303,6 +303,9 @@ def test_a_typed_search_of_a_large_group_scans_only_those_types(
     ]
     assert cold.top(vec, turns=False, types=["NoSuchType"], k=5) == []
     assert cold.statements[-1] == "operators/group_type_size"
+    # a typed ask counts its types and the store alone: it does not wait on the group's
+    # count, which the untyped asks of the same step read at the same time
+    assert "operators/group_size" not in cold.statements
 
 
 def test_a_claim_search_of_a_large_group_asks_the_claim_index(
@@ -536,7 +539,7 @@ def test_a_failed_index_ask_sizes_the_next_by_the_groups_share_of_it(
     _close_pairs(
         cold.top(vec, turns=True, types=None, k=k), warm.top(vec, turns=True, types=None, k=k)
     )
-    sizes = cold._sizes_of()
+    sizes = cold._sizes_of("turns")
     by_count = min(graph_source.INDEX_FETCH_CAP, k * sizes["all_turns"] // 2 * 2)
     assert len(fetched) >= 2 and fetched[0] == k  # the first ask held too few of them
     assert 2 * k <= fetched[1] < by_count
