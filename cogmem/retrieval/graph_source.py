@@ -33,7 +33,6 @@ compares the two.
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -43,8 +42,8 @@ from typing import Any, TypeVar
 import numpy as np
 from neo4j.exceptions import ClientError
 
-from cogmem.ingest.ids import group_key, said_key
 from cogmem.retrieval.lexical import analyse
+from cogmem.retrieval.lucene import lucene_query
 from cogmem.retrieval.parallel import submit
 from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.store import Store, StoreError, is_client_error
@@ -100,7 +99,6 @@ _AMONG = {
 """The statement that scores an HNSW ask's pool for a second vector of the same search."""
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
-_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 
 
 def _no_such_index(exc: ClientError) -> bool:
@@ -108,37 +106,6 @@ def _no_such_index(exc: ClientError) -> bool:
     return is_client_error(exc, "Procedure.ProcedureCallFailed") and "no such vector" in str(
         exc.message or ""
     )
-
-
-def _escape(word: str) -> str:
-    return _LUCENE_SPECIAL.sub(r"\\\1", word)
-
-
-def lucene_query(
-    group: str,
-    words: Sequence[str],
-    fields: Sequence[str],
-    said_by: datetime | None = None,
-    *,
-    day_only: bool = False,
-) -> str | None:
-    """The Lucene query for ``words`` in ``fields`` of ``group``'s nodes (the group's key
-    required but not scored, any word matching), said on or before ``said_by``'s day when
-    given (what was said later that day is the statement's to drop), or with ``day_only``
-    on that day alone; None without a word."""
-    terms = " ".join(_escape(w) for w in words if w)
-    if not terms:
-        return None
-    clauses = " ".join(f"{field}:({terms})" for field in fields)
-    # the group's clause scores nothing (^0): it filters. Scored, it would add its own
-    # idf to every match, a constant that grows with the other groups' share of the index
-    # (+1.7 with 20 look-alike groups) and skews BM25 against the other signals. The day
-    # range likewise: the same BM25 scores as a search of now
-    said = ""
-    if said_by is not None:
-        day = said_key(said_by)
-        said = f" +said_key:{day}^0" if day_only else f" +said_key:[* TO {day}]^0"
-    return f"+group_key:{group_key(group)}^0{said} +({clauses})"
 
 
 class GraphSource:

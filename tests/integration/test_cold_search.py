@@ -17,6 +17,7 @@ from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.retrieval import graph_source
 from cogmem.retrieval.graph_source import GraphSource
+from cogmem.retrieval.lucene import lucene_query
 from cogmem.retrieval.operators import Operators
 from cogmem.retrieval.vector_cache import clear_vector_caches, wait_for_warm_caches
 from cogmem.retrieval.vectors import GroupVectors
@@ -439,7 +440,7 @@ def test_the_group_clause_filters_without_scoring(potters: Memory, other_groups:
     the word alone: the required group clause adds nothing (scored, it would add its idf to
     every match, a constant that grows with the other groups' share)."""
     store, group = potters.store, potters.group
-    query = graph_source.lucene_query(group, ["biscuit", "greyhound"], ["search_text"])
+    query = lucene_query(group, ["biscuit", "greyhound"], ["search_text"])
     scoped = store.read(
         "operators/fulltext_turns", group=group, query=query, k=10, fetch=10, vector=None
     )

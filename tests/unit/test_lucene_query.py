@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from cogmem.ingest.ids import group_key, said_key
-from cogmem.retrieval.graph_source import lucene_query
+from cogmem.retrieval.lucene import lucene_query
 
 pytestmark = pytest.mark.unit
 
@@ -48,6 +48,15 @@ def test_as_of_a_time_the_day_key_is_required_unscored_up_to_the_utc_day() -> No
     query = lucene_query("alice", ["pottery"], ["search_text"], said_by=berlin)
     assert query == (
         f"+group_key:{group_key('alice')}^0 +said_key:[* TO d20250329]^0 +(search_text:(pottery))"
+    )
+
+
+def test_the_days_own_query_keeps_that_utc_day_alone() -> None:
+    """turn_df takes off a day's matches said after the time: only that day is asked."""
+    berlin = datetime(2025, 3, 30, 0, 30, tzinfo=timezone(timedelta(hours=1)))
+    query = lucene_query("alice", ["pottery"], ["search_text"], said_by=berlin, day_only=True)
+    assert query == (
+        f"+group_key:{group_key('alice')}^0 +said_key:d20250329^0 +(search_text:(pottery))"
     )
 
 
