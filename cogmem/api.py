@@ -26,6 +26,7 @@ from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
 from cogmem.ingest.ids import conversation_id, turn_id
 from cogmem.ingest.ingestor import KnownVectors, embed_ahead
 from cogmem.ingest.rows import speaker_text
+from cogmem.inspection import Inspection
 from cogmem.live import live_turn, pending_turns, store_pending
 from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
@@ -77,7 +78,7 @@ def check_question(question: str) -> str:
     return question
 
 
-class Memory:
+class Memory(Inspection):
     """Long-term memory for one group (a user, an agent, a tenant).
 
     >>> mem = Memory.connect("bolt://localhost:7687", group="alice")  # doctest: +SKIP
@@ -146,10 +147,6 @@ class Memory:
         self.close()
 
     # -- the clients -----------------------------------------------------------------
-    @property
-    def store(self) -> Store:
-        return self.clients.store
-
     @property
     def embedder(self) -> Embedder:
         return self.clients.embedder
@@ -579,46 +576,7 @@ class Memory:
             path, data = data, read_export(data)
         return import_group(self, data, reembed=reembed, path=path)
 
-    # -- inspection ------------------------------------------------------------------
-    def counts(self) -> dict[str, Any]:
-        """Node count, nodes by label and relationships by type, for this group."""
-        self.clients.live.settle(self.group)
-        row = self.store.read("admin/count_group", group=self.group)[0]
-        return {
-            "nodes": row["nodes"],
-            "labels": dict(Counter(row["labels"])),
-            "relationships": dict(Counter(row["types"])),
-        }
-
-    def record_labels(self) -> dict[str, int]:
-        """This group's memory records by stored type label (a KeyFact is a ``Fact``)."""
-        rows = self.store.read("inspect/record_labels", group=self.group)
-        return {str(r["label"]): int(r["count"]) for r in rows}
-
-    def groups(self) -> list[Row]:
-        """Every group in the database: ``group``, ``turns``, ``records``,
-        ``conversations``, ``last_ingest`` (when its newest turn was written)."""
-        return self.store.read("inspect/groups")
-
-    def stats(self) -> dict[str, Any]:
-        """This group at a glance: turns (and the time they span), conversations, records
-        by type label, relationships by type, the last ingest."""
-        counts = self.counts()  # first: it waits for the group's queued live turns
-        span = self.store.read("inspect/group_turn_span", group=self.group)[0]
-        labels = counts["labels"]
-        return {
-            "group": self.group,
-            "turns": int(span["turns"]),
-            "conversations": int(labels.get("Conversation", 0)),
-            "records": int(labels.get("Memory", 0)),
-            "nodes": counts["nodes"],
-            "first_said": span["first_said"],
-            "last_said": span["last_said"],
-            "last_ingest": span["last_ingest"],
-            "labels": labels,
-            "relationships": counts["relationships"],
-        }
-
+    # -- inspection (and cogmem.inspection.Inspection's) ---------------------------------
     def history(self, person: str, about: str | None = None) -> list[Row]:
         """``person``'s opinions and plans over time, oldest first (only those ``about`` a
         person or thing, by its words, when given): each with ``valid_from`` (said),
@@ -634,47 +592,6 @@ class Memory:
             group=self.group,
             person=person.strip(),
             about=about.strip() if about and about.strip() else None,
-        )
-
-    def doctor(self, fix: bool = False, every_group: bool = False, batch: int = 5000) -> list[Row]:
-        """Find (and with ``fix`` convert to UTC) the LOCAL DATETIME ``at`` /
-        ``time_start`` / ``time_end`` values of this group (or of ``every_group``) that a
-        naive datetime left; rows ``group``, ``key``, ``nodes`` of what was found."""
-        group = None if every_group else self.group
-        found = self.store.read("admin/doctor_local_times", group=group)
-        if fix and found:
-            while self.store.write("admin/doctor_fix_local_times", group=group, batch=batch)[0][
-                "fixed"
-            ]:
-                pass
-        return found
-
-    def size(self) -> dict[str, int]:
-        """How many memory ``records`` and ``turns`` this group holds (index-backed)."""
-        row = self.store.read("inspect/group_size", group=self.group)[0]
-        return {"records": int(row["records"]), "turns": int(row["turns"])}
-
-    def conversations(self) -> list[Row]:
-        """This group's conversations: ``id``, ``source_id``, ``complete``, ``speakers``."""
-        return self.store.read("inspect/conversations", group=self.group)
-
-    def turns(self) -> list[Row]:
-        """This group's turns, in conversation order."""
-        self.clients.live.settle(self.group)
-        return self.store.read("inspect/turns", group=self.group)
-
-    def records(self) -> list[Row]:
-        """This group's memory records, each with the texts of the turns that evidence it."""
-        return self.store.read("inspect/records_with_turns", group=self.group)
-
-    def facts(self) -> list[Row]:
-        """This group's consolidated Facts (id, status, time span, support, …)."""
-        return self.store.read("consolidation/consolidated_facts", group_id=self.group)
-
-    def fact_samples(self, limit: int = 5) -> list[Row]:
-        """The consolidated Facts with the most supporting events, for reports."""
-        return self.store.read(
-            "consolidation/consolidated_fact_samples", group_id=self.group, limit=limit
         )
 
     def forget(self, batch: int = 5000) -> int:

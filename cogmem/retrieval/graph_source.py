@@ -212,8 +212,10 @@ class GraphSource:
                 # scanned exactly through the (group_id, at) indexes
                 visible = sizes[f"{kind}_then"]
                 if visible <= AS_OF_EXACT_SCAN_NODES:
-                    scan = f"operators/nearest_{kind}_as_of"
-                    return self._nearest(scan, params, query) if visible else []
+                    if not visible:
+                        return []
+                    large = sizes[kind] > EXACT_SCAN_NODES
+                    return self._scan_as_of(kind, params, query, k, pooled=large)
         else:
             typed = self._typed_size(types)
             everyone, all_claims = typed["all_records"], typed["all_claims"]
@@ -271,6 +273,26 @@ class GraphSource:
                 rows = None
         if rows is None:
             return self._nearest(exact, params, query)
+        return self._kept(rows, query)
+
+    def _scan_as_of(
+        self, kind: str, params: dict[str, Any], query: np.ndarray, k: int, pooled: bool
+    ) -> list[tuple[str, float]]:
+        """The exact scan of the turns or records said by :attr:`as_of`. In a group too
+        large to scan now (``pooled``), a search's second vector (the feedback pass, near
+        the first) scores the first scan's nearest few times k instead of scanning again,
+        as a search of now scores its first HNSW ask's pool; in a small group both scan, as
+        they do now."""
+        statement = f"operators/nearest_{kind}_as_of"
+        ask = (statement, None, k)
+        pool = self._pools.get(ask)
+        if pool is not None:
+            among = f"operators/nearest_{kind}_among"
+            return self._kept(self._read(among, ids=pool, vector=params["vector"], k=k), query)
+        size = min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH) if pooled else 0
+        rows = self._read(statement, pool_size=size, **params)
+        if pooled and rows:
+            self._pools[ask] = list(rows[0]["pool"])
         return self._kept(rows, query)
 
     def _nearest(
@@ -464,18 +486,27 @@ class GraphSource:
         the store's nearest records to ask for: more than :data:`DENSE_DEGREE`
         relationships, and that ask (``per_node`` in proportion to the node's share of the
         store, over-fetched) at most :data:`DENSE_FETCH_SHARE` of its degree, else scoring
-        its neighbours is as cheap (one round trip; Neo4j keeps a dense node's degree)."""
+        its neighbours is as cheap (one round trip; Neo4j keeps a dense node's degree). As
+        of a time, fewer of its neighbours had been said: the ask grows by the group's
+        records now over those said by then (both counted up to the same cap, so it grows
+        at least that much), and early in a large group the neighbours are scored."""
         ids = list(dict.fromkeys(i for st in steps for i in st["ids"]))
         if not ids:
             return {}
         rows = self._read("operators/degrees", ids=ids)
-        everyone = self._sizes_of("records")["all_records"]
+        sizes = self._sizes_of("records")
+        everyone = sizes["all_records"]
+        thin = 1.0
+        if self.as_of is not None:
+            thin = max(1.0, sizes["records"] / max(sizes["records_then"], 1))
         out: dict[str, int] = {}
         for row in rows:
             degree = int(row["degree"])
             if degree <= DENSE_DEGREE:
                 continue
-            fetch = math.ceil(per_node * everyone / degree * INDEX_OVERFETCH * DENSE_OVERFETCH)
+            fetch = math.ceil(
+                per_node * everyone / degree * INDEX_OVERFETCH * DENSE_OVERFETCH * thin
+            )
             if fetch <= min(INDEX_FETCH_CAP, degree * DENSE_FETCH_SHARE):
                 out[str(row["id"])] = fetch
         return out

@@ -196,3 +196,78 @@ def test_lucene_as_of_a_time_gives_the_matches_of_now_said_by_then(
     assert len(visible) >= 2 and len(everything) > len(visible)
     cold = GraphSource(potters.store, potters.group, as_of=THEN)
     _pairs(cold.lexical(words, turns=turns, types=types, k=4), visible[:4])
+
+
+def test_as_of_a_time_a_second_vector_scores_the_first_scans_nearest(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a group too large to scan now, a search as of a time that held few nodes scans
+    those exactly for its first vector and scores that scan's nearest for its second (the
+    feedback pass), as a search of now scores its HNSW ask's pool: the exact scan's rows
+    wherever the pool holds them (here the pool holds all said by then). A small group
+    scans for both vectors, as it does now."""
+    first = potters.embedder.embed_query("Where does Agata teach ceramics?")
+    small = GraphSource(potters.store, potters.group, as_of=THEN)
+    ids = [i for i, _ in small.top(first, turns=True, types=None, k=3)]
+    second = small.feedback(first, ids, 0.2)
+    assert second is not None
+    expected = {
+        (turns, n): small.top(vec, turns=turns, types=None, k=3)
+        for turns in (True, False)
+        for n, vec in enumerate((first, second))
+    }
+    for kind in ("turns", "records"):  # the small group scanned for each vector
+        assert small.statements.count(f"operators/nearest_{kind}_as_of") >= 2
+        assert f"operators/nearest_{kind}_among" not in small.statements
+    monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", 0)  # the group counts as large
+    monkeypatch.setattr(graph_source, "INDEX_FIRST_FETCH", graph_source.INDEX_FETCH_CAP)
+    large = GraphSource(potters.store, potters.group, as_of=THEN)
+    for turns in (True, False):
+        kind = "turns" if turns else "records"
+        for n, vec in enumerate((first, second)):
+            _pairs(large.top(vec, turns=turns, types=None, k=3), expected[(turns, n)])
+        assert large.statements.count(f"operators/nearest_{kind}_as_of") == 1
+        assert large.statements.count(f"operators/nearest_{kind}_among") == 1
+
+
+def test_as_of_an_early_time_a_dense_nodes_neighbours_are_scored(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fewer of a dense node's neighbours had been said by then: the HNSW ask grows by the
+    group's records now over those said then, and where that ask is no longer cheap the
+    neighbours are scored (``traverse_hop``), with the rows of a search as of then that
+    never asked the index."""
+    persons = {p["name"]: p["id"] for p in potters.operators().persons()}
+    vec = potters.embedder.embed_query("What does Noor think of Tomasz?")
+    step = {
+        "ids": [persons["Noor"], persons["Tomasz"]],
+        "rel_types": ["PARTICIPATED_IN", "CLAIMS", "HAS_FACT", "LIKES", "TARGETS", "ABOUT"],
+        "types": None,
+        "start": None,
+        "end": None,
+    }
+    expected = GraphSource(potters.store, potters.group, as_of=THEN).traverse([step], 4, vec)
+    assert expected
+    monkeypatch.setattr(graph_source, "DENSE_DEGREE", 1)  # both persons count as dense
+    monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 10**9)
+    monkeypatch.setattr(graph_source, "DENSE_FETCH_SHARE", 10**9)  # any ask is cheap
+    now = GraphSource(potters.store, potters.group)._dense([step], 4)
+    then_source = GraphSource(potters.store, potters.group, as_of=THEN)
+    then = then_source._dense([step], 4)
+    sizes = then_source._sizes_of("records")
+    grown = sizes["records"] / sizes["records_then"]
+    assert grown > 1.2 and set(now) == set(then) == set(step["ids"])
+    for node, fetch in now.items():
+        assert then[node] == pytest.approx(fetch * grown, rel=0.05)
+    # an ask of now's size is cheap, one grown by then's share is not: scored instead
+    degrees = {
+        str(r["id"]): int(r["degree"])
+        for r in potters.store.read("operators/degrees", group=potters.group, ids=step["ids"])
+    }
+    monkeypatch.setattr(
+        graph_source, "DENSE_FETCH_SHARE", max(f / degrees[i] for i, f in now.items()) * 1.01
+    )
+    assert set(GraphSource(potters.store, potters.group)._dense([step], 4)) == set(now)
+    scored = GraphSource(potters.store, potters.group, as_of=THEN)
+    assert scored.traverse([step], 4, vec) == expected
+    assert "operators/traverse_hop_indexed" not in scored.statements
