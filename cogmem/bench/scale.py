@@ -31,8 +31,8 @@ from pydantic import BaseModel
 
 from cogmem.bench.common import percentile, with_search_cache
 from cogmem.models import Conversation, Turn
-from cogmem.retrieval.graph_source import EXACT_SCAN_NODES
 from cogmem.retrieval.lucene import lucene_query
+from cogmem.retrieval.read_limits import EXACT_SCAN_NODES
 from cogmem.retrieval.vector_cache import clear_vector_caches
 
 if TYPE_CHECKING:
