@@ -16,7 +16,7 @@ from cogmem.ingest.ids import said_key
 from cogmem.retrieval import graph_source
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.store import Store
-from tests.integration.test_cold_search import potters, write_chat
+from tests.integration.test_cold_search import persons_step, potters, write_chat
 
 __all__ = ["potters"]  # the chat, ingested: test_cold_search's fixture
 
@@ -237,15 +237,9 @@ def test_as_of_an_early_time_a_dense_nodes_neighbours_are_scored(
     group's records now over those said then, and where that ask is no longer cheap the
     neighbours are scored (``traverse_hop``), with the rows of a search as of then that
     never asked the index."""
-    persons = {p["name"]: p["id"] for p in potters.operators().persons()}
+    step = persons_step(potters)
+    ids = [str(i) for i in step["ids"]]
     vec = potters.embedder.embed_query("What does Noor think of Tomasz?")
-    step = {
-        "ids": [persons["Noor"], persons["Tomasz"]],
-        "rel_types": ["PARTICIPATED_IN", "CLAIMS", "HAS_FACT", "LIKES", "TARGETS", "ABOUT"],
-        "types": None,
-        "start": None,
-        "end": None,
-    }
     expected = GraphSource(potters.store, potters.group, as_of=THEN).traverse([step], 4, vec)
     assert expected
     monkeypatch.setattr(graph_source, "DENSE_DEGREE", 1)  # both persons count as dense
@@ -256,13 +250,13 @@ def test_as_of_an_early_time_a_dense_nodes_neighbours_are_scored(
     then = then_source._dense([step], 4)
     sizes = then_source._sizes_of("records")
     grown = sizes["records"] / sizes["records_then"]
-    assert grown > 1.2 and set(now) == set(then) == set(step["ids"])
+    assert grown > 1.2 and set(now) == set(then) == set(ids)
     for node, fetch in now.items():
         assert then[node] == pytest.approx(fetch * grown, rel=0.05)
     # an ask of now's size is cheap, one grown by then's share is not: scored instead
     degrees = {
         str(r["id"]): int(r["degree"])
-        for r in potters.store.read("operators/degrees", group=potters.group, ids=step["ids"])
+        for r in potters.store.read("operators/degrees", group=potters.group, ids=ids)
     }
     monkeypatch.setattr(
         graph_source, "DENSE_FETCH_SHARE", max(f / degrees[i] for i, f in now.items()) * 1.01

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -391,17 +392,21 @@ def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
         store.write("meta/set_schema_version", version=SCHEMA_VERSION)
 
 
-def _traverse_rows(source: object, mem: Memory, question: str) -> list[tuple[object, ...]]:
+def persons_step(mem: Memory) -> dict[str, Any]:
+    """One Traverse step from both persons of the chat, over their records' links."""
     persons = {p["name"]: p["id"] for p in mem.operators().persons()}
-    vec = mem.embedder.embed_query(question)
-    step = {
+    return {
         "ids": [persons["Noor"], persons["Tomasz"]],
         "rel_types": ["PARTICIPATED_IN", "CLAIMS", "HAS_FACT", "LIKES", "TARGETS", "ABOUT"],
         "types": None,
         "start": None,
         "end": None,
     }
-    rows = source.traverse([step], 4, vec)  # type: ignore[attr-defined]
+
+
+def _traverse_rows(source: object, mem: Memory, question: str) -> list[tuple[object, ...]]:
+    vec = mem.embedder.embed_query(question)
+    rows = source.traverse([persons_step(mem)], 4, vec)  # type: ignore[attr-defined]
     return [(r["from_id"], r["id"], r["rel"], round(float(r["vector"]), 6)) for r in rows]
 
 
