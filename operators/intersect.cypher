@@ -17,8 +17,8 @@ CALL (e) {
   MATCH (e)-[r1]->(x:Memory)
   WHERE type(r1) IN $rel_types AND x.group_id = $group
   OPTIONAL MATCH (x)-[r2:INVOLVES|ABOUT|TARGETS]->(c2:Concept)
-  WITH x, r1, r2, x:Concept AS direct
-  WITH x, r1, r2, direct, CASE WHEN direct THEN x ELSE (CASE WHEN r2 IS NULL THEN null ELSE endNode(r2) END) END AS c
+  WITH x, r1, r2, x:Concept AS direct, c2
+  WITH x, r1, r2, direct, CASE WHEN direct THEN x ELSE c2 END AS c
   WHERE c IS NOT NULL
   WITH c, collect({x: x, r1: r1, r2: r2, direct: direct}) AS ways
   WITH c, ways, CASE WHEN $vector IS NULL OR c.embedding IS NULL THEN 0.0
