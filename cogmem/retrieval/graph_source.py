@@ -69,8 +69,11 @@ _AMONG = {
     "operators/nearest_turns_indexed": "operators/nearest_turns_among",
     "operators/nearest_records_indexed": "operators/nearest_records_among",
     "operators/nearest_claims_indexed": "operators/nearest_records_among",
+    "operators/nearest_turns_as_of": "operators/nearest_turns_among",
+    "operators/nearest_records_as_of": "operators/nearest_records_among",
 }
-"""The statement that scores an HNSW ask's pool for a second vector of the same search."""
+"""The statement that scores an ask's pool (an HNSW ask's, or an exact scan's as of a time)
+for a second vector of the same search."""
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
 
@@ -259,15 +262,24 @@ class GraphSource:
         they do now."""
         statement = f"operators/nearest_{kind}_as_of"
         ask = (statement, None, k)
-        pool = self._pools.get(ask)
-        if pool is not None:
-            among = f"operators/nearest_{kind}_among"
-            return self._kept(self._read(among, ids=pool, vector=params["vector"], k=k), query)
+        pooled_rows = self._from_pool(ask, params, k)
+        if pooled_rows is not None:
+            return self._kept(pooled_rows, query)
         size = min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH) if pooled else 0
         rows = self._read(statement, pool_size=size, **params)
         if pooled and rows:
             self._pools[ask] = list(rows[0]["pool"])
         return self._kept(rows, query)
+
+    def _from_pool(
+        self, ask: tuple[str, tuple[str, ...] | None, int], params: dict[str, Any], k: int
+    ) -> list[dict[str, Any]] | None:
+        """The same ask for a second vector (the feedback pass, near the first): the nodes
+        the first one kept as its pool, scored for this vector; None when it kept none."""
+        pool = self._pools.get(ask)
+        if pool is None:
+            return None
+        return self._read(_AMONG[ask[0]], ids=pool, vector=params["vector"], k=k)
 
     def _nearest(
         self, statement: str, params: dict[str, Any], query: np.ndarray
@@ -311,12 +323,9 @@ class GraphSource:
         # larger ask instead of the same small ones failing again
         typed = params.get("types")
         ask = (statement, None if typed is None else tuple(sorted(typed)), k)
-        pool = self._pools.get(ask)
-        if pool is not None:
-            # the same ask for a second vector (the feedback pass, near the first): the
-            # group's nodes the first ask's index call returned, scored for this vector
-            among = _AMONG[statement]
-            return self._read(among, ids=pool, vector=params["vector"], k=k)
+        pooled_rows = self._from_pool(ask, params, k)
+        if pooled_rows is not None:
+            return pooled_rows
         start = self._fetched.get(ask, 0)
         rows: list[dict[str, Any]] | None = None
         pending = [f for f in fetches if f >= start]
