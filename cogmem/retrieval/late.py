@@ -13,7 +13,10 @@ the turn's match. Min-max over the turns matched (the best 1, the worst 0), time
 finish`'s ``extra``), so a question turn also passes a share of it to its answer.
 
 Chosen on the LoCoMo dev split, each conversation scored with the weight the other chose
-(``benchmarks/tune_weights.py --cv --set late=…``: ``benchmarks/results/tune_late.md``).
+(``benchmarks/tune_weights.py --cv --set late=…``: ``benchmarks/results/tune_late.md``);
+with pooled cosines (every embedder but MiniLM) the weight is
+:data:`~cogmem.retrieval.scoring.POOLED_LATE`, chosen the same way with all-mpnet-base-v2
+(``benchmarks/results/tune_late_mpnet.md``).
 """
 
 from __future__ import annotations

@@ -91,6 +91,14 @@ words an older view. all-mpnet-base-v2: the project's time-scoped questions 31 �
 (raw: 32), LoCoMo dev unchanged (R@10 84.7, multi-hop 32.7: claims answer few of its
 questions); raising the bonus of other opinion questions too (0.6 → 1.0) cost R@10 0.3."""
 
+POOLED_LATE = 1.5
+"""The late-interaction weight with pooled cosines. Late interaction's match is min-max
+scaled over the turns matched (the best 1) and so means the same for any embedder; what
+changes with pooling is the rest of the base score it is weighed against, whose cosine
+terms now reach 1 for the best candidate. all-mpnet-base-v2 on LoCoMo dev, each conversation
+scored with the weight the other chose (both chose 1.5 of 0.5-2):
+R@10 84.7 → 84.9, multi-hop AllHit@10 32.7 → 36.5 (benchmarks/results/tune_late_mpnet.md)."""
+
 
 class RankWeights(BaseModel):
     """How the signals of a turn combine; ``by_intent`` overrides some weights per intent.
@@ -202,14 +210,15 @@ class RankWeights(BaseModel):
         cosines for the MiniLM models (:data:`~cogmem.embed.minilm.MINILM_NAMES`), whose scale
         the vector weights were chosen on; pooled ones (:attr:`cosines`) for any other,
         whose scale those weights know nothing of, with the claim bonus of update questions
-        at :data:`POOLED_UPDATE_CLAIM`. all-mpnet-base-v2 on LoCoMo dev, the same weights:
+        at :data:`POOLED_UPDATE_CLAIM` and late interaction at :data:`POOLED_LATE`.
+        all-mpnet-base-v2 on LoCoMo dev, the same weights:
         R@10 82.8 raw, 84.7 pooled, both folds choosing pooled
         (benchmarks/results/tune_fusion_mpnet.md); on the collapse bench's top 1 pooled
         costs it: 1 of 300 questions misattributed (raw: 0), records first 90.0 → 86.7 %
         (docs/embedders.md)."""
         if embedder is None or embedder in MINILM_NAMES:
             return cls()
-        pooled = cls(cosines="pool")
+        pooled = cls(cosines="pool", late=POOLED_LATE)
         by_intent = {intent: dict(over) for intent, over in pooled.by_intent.items()}
         by_intent.setdefault("update", {})["claim"] = POOLED_UPDATE_CLAIM
         return pooled.model_copy(update={"by_intent": by_intent})

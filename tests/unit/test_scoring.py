@@ -12,6 +12,7 @@ from cogmem.models import Intent, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedRecord, GroundedTurn
 from cogmem.retrieval.router import EntityRef, Plan
 from cogmem.retrieval.scoring import (
+    POOLED_LATE,
     POOLED_UPDATE_CLAIM,
     RAW_COSINES,
     CosineScale,
@@ -384,13 +385,17 @@ def test_each_embedder_gets_the_cosine_form_its_weights_hold_for() -> None:
     # MiniLM (either backend) ranks with the raw cosines the weights were chosen on
     for name in ("minilm", "minilm-int8", None):
         assert RankWeights.for_embedder(name) == RankWeights()
-    # any other model ranks with pooled ones, its claims raised on update questions;
+    # any other model ranks with pooled ones, its claims raised on update questions and
+    # late interaction weighed more (but still off where update questions turn it off);
     # every other weight as chosen
-    flat = {"cosines", "by_intent"}
+    flat = {"cosines", "late", "by_intent"}
     for name in ("mpnet", "bge-m3", "openai:text-embedding-3-small"):
         w = RankWeights.for_embedder(name)
         assert w.cosines == "pool"
         assert w.for_intent("update").claim == POOLED_UPDATE_CLAIM
+        assert w.late == POOLED_LATE > RankWeights().late
+        assert w.for_intent("multi-hop").late == POOLED_LATE
+        assert w.for_intent("update").late == 0.0
         assert w.for_intent("opinion").claim == RankWeights().claim
         assert w.model_dump(exclude=flat) == RankWeights().model_dump(exclude=flat)
         assert w.by_intent["multi-hop"] == RankWeights().by_intent["multi-hop"]
