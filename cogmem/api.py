@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
 from cogmem.answer_check import check_answer
+from cogmem.api_checks import LocalTimesError, QuestionError, check_question, valid_group
 from cogmem.clients import Clients
-from cogmem.config import ConfigError, Settings, check_group, load_settings
+from cogmem.config import ConfigError, Settings, load_settings
 from cogmem.consolidate import JOBS, ConsolidationReport, ConsolidationSettings, Job
 from cogmem.consolidate import consolidate as run_consolidation
 from cogmem.embed import Embedder
@@ -51,31 +52,8 @@ if TYPE_CHECKING:
 TIME_KEYS = ("at", "time_start", "time_end")
 
 
-class QuestionError(ValueError):
-    """A question that cannot be asked (empty); the message says so in one line."""
-
-
-class LocalTimesError(StoreError):
-    """A group holds times without a time zone (LOCAL DATETIME): `cogmem doctor --fix`."""
-
-
 AsOf = datetime | str | None
 """A time a search looks back from: a datetime, or text (``cogmem.temporal.as_of``)."""
-
-
-def valid_group(group: str) -> str:
-    """``group`` trimmed, or :class:`ConfigError` naming what is wrong with it."""
-    try:
-        return check_group(group)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def check_question(question: str) -> str:
-    """The question, or :class:`QuestionError` when there is nothing to ask."""
-    if not isinstance(question, str) or not question.strip():
-        raise QuestionError("the question is empty: ask something, e.g. 'Who did Priya meet?'")
-    return question
 
 
 class Memory(Inspection):

@@ -330,6 +330,13 @@ def is_client_error(exc: BaseException, *codes: str) -> bool:
     return isinstance(exc, ClientError) and any(code in (exc.code or "") for code in codes)
 
 
+def no_such_vector_index(exc: BaseException) -> bool:
+    """Whether Neo4j refused a vector query because its index does not exist."""
+    return is_client_error(exc, "Procedure.ProcedureCallFailed") and "no such vector" in str(
+        getattr(exc, "message", None) or ""
+    )
+
+
 def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

@@ -16,7 +16,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -29,8 +28,9 @@ from cogmem.embed.tokens import TokenEmbedder
 from cogmem.models import Evidence, RecordType, TraceStep
 from cogmem.retrieval import operators as graph_operators
 from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Hop, Shared
+from cogmem.retrieval.evidence import sufficient_for, turn_evidence
+from cogmem.retrieval.late import LateQuery, late_query
 from cogmem.retrieval.late import match as late_match
-from cogmem.retrieval.late import query_words
 from cogmem.retrieval.late import scaled as late_scaled
 from cogmem.retrieval.parallel import submit
 from cogmem.retrieval.recipes import (
@@ -62,12 +62,11 @@ from cogmem.retrieval.scoring import (
     score_turns,
     subject_of,
 )
+from cogmem.retrieval.tracing import Trace, timed
 from cogmem.store import Store
 
 T = TypeVar("T")
 
-TURN = "Turn"
-"""Evidence type of a turn shown as itself (no record of it was found)."""
 SHARED_RECORD = "Record"
 """Candidate type of a record that links a person to a shared concept (type unknown)."""
 
@@ -109,14 +108,6 @@ class Operators(Protocol):
     def turn_tokens(self, turn_ids: list[str]) -> dict[str, tuple[bytes, list[float]]]: ...
 
     def turn_idf(self, words: list[str]) -> list[float]: ...
-
-
-@dataclass(frozen=True)
-class LateQuery:
-    """The question's words for late interaction: their token rows (unit) and the words."""
-
-    rows: np.ndarray
-    words: list[str]
 
 
 class Retrieval(BaseModel):
@@ -187,7 +178,7 @@ class Controller:
         end_scope = getattr(self.ops, "end_scope", None)
         if end_scope is not None:  # the last question's own time is not this one's
             end_scope()
-        trace: list[TraceStep] = _Trace(getattr(self.ops, "drain_statements", None))
+        trace: list[TraceStep] = Trace(getattr(self.ops, "drain_statements", None))
         plan, qvec, scores, embed_seconds = self._scored(question, k, trace)
         seconds = {"embed": embed_seconds}
         best = ranked(scores)[: candidate_count(k, dedupe)]
@@ -242,7 +233,7 @@ class Controller:
             # one forward pass: the question's vector and its token rows
             vectors, rows = self.embedder.embed_with_tokens([question])
             qvec = vectors[0]
-            late = _late_query(self.embedder.pieces(question), rows[0], name_terms(plan))
+            late = late_query(self.embedder.pieces(question), rows[0], name_terms(plan))
             prefetch = getattr(self.ops, "prefetch_idf", None)
             if late is not None and prefetch is not None:
                 prefetch(late.words)  # through Neo4j, read while the other steps run
@@ -277,7 +268,7 @@ class Controller:
                 finish(plan, self.weights, scores, extra)
             return matches
 
-        _timed(
+        timed(
             trace,
             "late",
             f"{len(query.words)} words of the question against the tokens of the best "
@@ -319,7 +310,7 @@ class Controller:
         finish(plan, self.weights, scores)
         ground_ids = [s.id for s in ranked(scores)][: ground_pool(k, self.weights.ground)]
         if ground_ids:
-            grounded = _timed(
+            grounded = timed(
                 trace,
                 "ground",
                 f"{len(ground_ids)} turns ±{NEIGHBOURS_TO_GROUND} neighbour, with their records",
@@ -358,7 +349,7 @@ class Controller:
     def _route(self, question: str, trace: list[TraceStep]) -> Plan:
         persons = [
             EntityRef(name=row["name"], id=row["id"], mention=alias)
-            for row in _timed(trace, "entities", "persons of the group", self.ops.persons)
+            for row in timed(trace, "entities", "persons of the group", self.ops.persons)
             for alias in [None, *row["aliases"]]
             if row["name"]
         ]
@@ -381,7 +372,7 @@ class Controller:
         self, question: str, plan: Plan, qvec: np.ndarray, trace: list[TraceStep]
     ) -> AnchorResult:
         w = self.weights
-        anchor = _timed(
+        anchor = timed(
             trace,
             "anchor",
             f"types={plan.node_types}",
@@ -428,7 +419,7 @@ class Controller:
         graph_hits: dict[str, Candidate] = {}
         for n, (name, detail, work) in enumerate(planned):
             if not isinstance(work, Hop) and n not in early:
-                found = _timed(trace, name, detail, work)
+                found = timed(trace, name, detail, work)
             else:
                 if n in early:  # ran beside the traversals
                     found, seconds, ran = early[n].result()
@@ -507,7 +498,7 @@ class Controller:
             options = record_order(plan, recs.get(s.id, []))
             chosen = options[:1] if dedupe else options
             if not chosen:
-                out.append(_turn_evidence(turn, s))
+                out.append(turn_evidence(turn, s))
                 continue
             for rec in chosen:
                 out.append(
@@ -550,16 +541,6 @@ def _anchored(spec: Traverse, anchor: AnchorResult) -> list[str]:
     return ids[: spec.cap]
 
 
-def _late_query(pieces: list[str], rows: np.ndarray, names: set[str]) -> LateQuery | None:
-    """The question's words and their unit token rows (None: no word to match)."""
-    words = query_words(pieces, names)
-    if not words or rows.shape[0] != len(pieces):
-        return None
-    picked = rows[[i for i, _ in words]]
-    unit = picked / np.linalg.norm(picked, axis=1, keepdims=True)
-    return LateQuery(rows=unit.astype(np.float32), words=[word for _, word in words])
-
-
 def name_terms(plan: Plan) -> set[str]:
     """The words of the asked persons' names and mentions, lowercased."""
     names: set[str] = set()
@@ -568,75 +549,3 @@ def name_terms(plan: Plan) -> set[str]:
             if name:
                 names.update(part.lower() for part in name.split())
     return names
-
-
-def _turn_evidence(turn: dict[str, Any], s: TurnScore) -> Evidence:
-    return Evidence(
-        record_id=turn["id"],
-        type=TURN,
-        content=turn["text"],
-        quote=turn["text"],
-        speaker=turn["speaker"],
-        turn_id=turn["id"],
-        turn_source_id=turn["source_id"],
-        turn_text=turn["text"],
-        turn_at=turn["at"],
-        score=round(s.final, SCORE_DECIMALS),
-        path=sorted(set(s.paths))[:PATHS_SHOWN],
-    )
-
-
-def sufficient_for(plan: Plan, evidence: list[Evidence]) -> bool:
-    """Whether the evidence names every asked person and touches the time window."""
-    if not evidence:
-        return False
-    text = " ".join(f"{e.speaker} {e.content} {e.turn_text}" for e in evidence).lower()
-    for entity in plan.entities:
-        if entity.name.lower() not in text and (entity.mention or "").lower() not in text:
-            return False
-    if plan.window is not None:
-        window = plan.window
-        hit = False
-        for e in evidence:
-            start, end = e.time_start or e.turn_at, e.time_end or e.turn_at
-            if start is not None and end is not None and start < window.end and end > window.start:
-                hit = True
-                break
-        if not hit:
-            return False
-    return True
-
-
-class _Trace(list[TraceStep]):
-    """A search's trace: each step appended takes the statements run since the step
-    before it (``drain``: the operators' record of what they ran, when they keep one)."""
-
-    def __init__(self, drain: Callable[[], list[str]] | None) -> None:
-        super().__init__()
-        self._drain = drain
-
-    def append(self, step: TraceStep) -> None:
-        if self._drain is not None:
-            step.statements = self._drain()
-        super().append(step)
-
-
-def _timed(
-    trace: list[TraceStep],
-    name: str,
-    detail: str,
-    fn: Callable[[], T],
-    count: Callable[[T], int] | None = None,
-) -> T:
-    started = time.perf_counter()
-    result = fn()
-    n = count(result) if count else (len(result) if hasattr(result, "__len__") else 0)
-    trace.append(
-        TraceStep(
-            operator=name,
-            detail=detail,
-            returned=n,
-            seconds=round(time.perf_counter() - started, 4),
-        )
-    )
-    return result

@@ -61,7 +61,7 @@ from cogmem.retrieval.read_limits import (
     TYPED_EXACT_SCAN_NODES,
 )
 from cogmem.retrieval.token_rows import TokenRowCache
-from cogmem.store import Store, StoreError, is_client_error
+from cogmem.store import Store, StoreError, no_such_vector_index
 
 T = TypeVar("T")
 
@@ -76,13 +76,6 @@ _AMONG = {
 for a second vector of the same search."""
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
-
-
-def _no_such_index(exc: ClientError) -> bool:
-    """Whether Neo4j refused a vector query because its index does not exist."""
-    return is_client_error(exc, "Procedure.ProcedureCallFailed") and "no such vector" in str(
-        exc.message or ""
-    )
 
 
 class GraphSource:
@@ -335,7 +328,7 @@ class GraphSource:
             try:
                 found = self._read(statement, fetch=fetch, **params)
             except (StoreError, ClientError) as exc:
-                if isinstance(exc, ClientError) and not _no_such_index(exc):
+                if isinstance(exc, ClientError) and not no_such_vector_index(exc):
                     raise
                 # no such vector index (vector_indexes = false, or a store of an older cogmem)
                 self._fetched.pop(ask, None)
@@ -444,7 +437,7 @@ class GraphSource:
                 fetch=fetch,
             )
         except (StoreError, ClientError) as exc:
-            if isinstance(exc, ClientError) and not _no_such_index(exc):
+            if isinstance(exc, ClientError) and not no_such_vector_index(exc):
                 raise
             near = []  # no vector index: score every neighbour
             short = [dict(st) for st in dense_steps]

@@ -22,6 +22,7 @@ with pooled cosines (every embedder but MiniLM) the weight is
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -84,3 +85,21 @@ def scaled(matches: Mapping[str, float]) -> dict[str, float]:
     if high <= low:
         return dict.fromkeys(matches, 0.0)
     return {k: (v - low) / (high - low) for k, v in matches.items()}
+
+
+@dataclass(frozen=True)
+class LateQuery:
+    """The question's words for late interaction: their token rows (unit) and the words."""
+
+    rows: np.ndarray
+    words: list[str]
+
+
+def late_query(pieces: list[str], rows: np.ndarray, names: set[str]) -> LateQuery | None:
+    """The question's words and their unit token rows (None: no word to match)."""
+    words = query_words(pieces, names)
+    if not words or rows.shape[0] != len(pieces):
+        return None
+    picked = rows[[i for i, _ in words]]
+    unit = picked / np.linalg.norm(picked, axis=1, keepdims=True)
+    return LateQuery(rows=unit.astype(np.float32), words=[word for _, word in words])

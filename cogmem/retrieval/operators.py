@@ -26,14 +26,12 @@ them through its ``Operators`` protocol, which this class implements.
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import numpy as np
-from rapidfuzz import fuzz
 
 from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
 from cogmem.retrieval.candidates import (
@@ -46,6 +44,13 @@ from cogmem.retrieval.candidates import (
 )
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.lucene import keywords
+from cogmem.retrieval.operator_rows import (
+    candidate,
+    candidate_fields,
+    fuzzy_score,
+    scored,
+    turn_row,
+)
 from cogmem.retrieval.parallel import gather
 from cogmem.retrieval.token_rows import TokenRows
 from cogmem.retrieval.vector_cache import vector_cache
@@ -92,77 +97,6 @@ INTERSECT_RELS: tuple[RelType, ...] = (
     RelType.CLAIMS,
 )
 """What two persons can share: tastes, tools, events, facts and views."""
-
-
-_EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
-
-
-_SCORES = ("bm25", "fuzzy", "vector", "score", "path")
-_FIELDS = dataclasses.fields(Candidate)
-if tuple(f.name for f in _FIELDS[-len(_SCORES) :]) != _SCORES:  # _scored relies on it
-    raise TypeError(f"Candidate's last fields must be {_SCORES}")
-_NODE_FIELDS = tuple(f.name for f in _FIELDS[: -len(_SCORES)])
-_NODE_DEFAULTS = tuple(f.default for f in _FIELDS[: -len(_SCORES)])
-
-
-def _when(epoch_s: float | None) -> datetime | None:
-    return datetime.fromtimestamp(epoch_s, UTC) if epoch_s is not None else None
-
-
-def _candidate_fields(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What a candidate takes of a node's fields, scores left out, in :class:`Candidate`'s
-    order (a missing or null field takes its default; times arrive as epoch seconds: cheap
-    to read). A search asks this of the same nodes again and again, so Anchor keeps it with
-    the group's copy (:meth:`GroupVectors.node_as`)."""
-    data = {k: v for k, v in row.items() if v is not None}
-    for key, field in _EPOCH_FIELDS.items():
-        if row.get(key) is not None:
-            data[field] = datetime.fromtimestamp(row[key], UTC)
-    if data.get("content") is None:
-        data["content"] = row.get("name") or ""
-    return tuple(
-        data[name] if default is dataclasses.MISSING else data.get(name, default)
-        for name, default in zip(_NODE_FIELDS, _NODE_DEFAULTS, strict=True)
-    )
-
-
-def _turn_row(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """A turn as Ground hands it to Evidence (kept per node with the group's copy: it must
-    not be changed)."""
-    return {
-        "id": fields["id"],
-        "source_id": fields["source_id"],
-        "speaker": fields["speaker"],
-        "text": fields["content"],
-        "at": _when(fields.get("at_s")),
-        "idx": fields["idx"],
-        "conversation_id": fields["conversation_id"],
-    }
-
-
-def _candidate(row: Mapping[str, Any], step: str) -> Candidate:
-    """A candidate from an operator row, with its BM25 (``lexical``) and vector scores."""
-    return _scored(_candidate_fields(row), row.get("lexical"), row.get("vector"), step)
-
-
-def _scored(
-    fields: tuple[Any, ...], lexical: float | None, vector: float | None, step: str
-) -> Candidate:
-    """A candidate from :func:`_candidate_fields`: BM25 ``lexical``, ``vector``, no fuzzy or
-    fused score yet, reached by ``step``."""
-    return Candidate(*(*fields, float(lexical or 0.0), 0.0, float(vector or 0.0), 0.0, [step]))
-
-
-def fuzzy_score(question: str, terms: list[str], cand: Candidate) -> float:
-    """rapidfuzz lexical similarity (0..1) between a question and a candidate's text."""
-    best = 0.0
-    if cand.name:
-        best = fuzz.WRatio(cand.name, question) / 100.0
-        if cand.type in ENTITY_TYPES:
-            best = max(best, fuzz.partial_ratio(cand.name.lower(), question.lower()) / 100.0)
-    if cand.content and terms:
-        best = max(best, fuzz.token_set_ratio(" ".join(terms), cand.content.lower()) / 100.0)
-    return best
 
 
 class Operators:
@@ -357,10 +291,10 @@ class Operators:
                 cand.bm25, cand.vector, cand.path = float(lexical), float(vector), [step]
                 found[kind][node_id] = cand
                 return
-            fields = vectors.node_as(node_id, _candidate_fields)
+            fields = vectors.node_as(node_id, candidate_fields)
             if fields is None:  # written after this search read the group: next one sees it
                 return
-            cand = found[kind][node_id] = built[kind][node_id] = _scored(
+            cand = found[kind][node_id] = built[kind][node_id] = scored(
                 fields, lexical, vector, step
             )
             if kind == "record":
@@ -464,7 +398,7 @@ class Operators:
                     continue
                 seen[n].add(row["id"])
                 step = f"{row['rel']}{'→' if row['outgoing'] else '←'}"
-                cand = _candidate(row, "traverse")
+                cand = candidate(row, "traverse")
                 cand.path = [*paths[n].get(row["from_id"], []), step]
                 paths[n][row["id"]] = cand.path
                 out[n].append(cand)
@@ -528,7 +462,7 @@ class Operators:
             )
         found = []  # (row, turn as Evidence shows it, record fields) of the turns seen
         for row in rows:
-            turn = vectors.node_as(row["id"], _turn_row)
+            turn = vectors.node_as(row["id"], turn_row)
             if turn is not None:  # else written after this search read the group
                 records = [r for r in map(vectors.node, row["records"]) if r is not None]
                 found.append((row, turn, records))
@@ -623,7 +557,7 @@ class Operators:
         sims = self.source.similarity(np.asarray(vector, np.float32), [r["id"] for r in rows])
         out = []
         for row, sim in zip(rows, sims, strict=True):
-            cand = _candidate(row, "ground:record")
+            cand = candidate(row, "ground:record")
             cand.vector = sim
             out.append(cand)
         return out

@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -37,14 +37,22 @@ from cogmem.retrieval.adjacency import (
     GraphView,
     Links,
     RowSims,
-    Times,
     intersect_rows,
     traverse_rows,
 )
 from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.scan import products
 from cogmem.retrieval.token_rows import TokenRowCache
-from cogmem.retrieval.topk import best_rows
+from cogmem.retrieval.vector_view import (
+    Evidenced,
+    Rows,
+    grown,
+    nearest_rows,
+    node_lookup,
+    place_node,
+    turn_neighbourhood,
+    unit_rows,
+)
 
 TURN = "Turn"
 T = TypeVar("T")
@@ -58,52 +66,6 @@ _DERIVED = 20_000
 """Nodes a view keeps what :meth:`GroupVectors.node_as` derived from (per converter)."""
 
 
-@dataclass(frozen=True)
-class _Rows:
-    """One consistent view: readers take it whole, writers replace it whole."""
-
-    #: ids and types of the rows, like the fields object arrays (see :meth:`GroupVectors.add`)
-    ids: np.ndarray = field(default_factory=lambda: np.empty(0, object))
-    types: np.ndarray = field(default_factory=lambda: np.empty(0, object))
-    #: each row's fields: an object array, which the cyclic GC does not track (see add)
-    fields: np.ndarray = field(default_factory=lambda: np.empty(0, object))
-    matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    is_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
-    #: each row's type as a small integer (``codes`` maps type names to them)
-    type_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))
-    codes: dict[str, int] = field(default_factory=dict)
-    row: dict[str, int] = field(default_factory=dict)
-    #: :func:`_position` (conversation id, position) → turn id
-    position: dict[str, str] = field(default_factory=dict)
-    #: turn id → the memory records it evidences (persons and concepts left out)
-    evidenced: dict[str, dict[str, None]] = field(default_factory=dict)
-    #: what :meth:`GroupVectors.node_as` derived from rows of this view, per converter
-    derived: dict[Callable[..., Any], dict[int, Any]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-
-    @cached_property
-    def id_array(self) -> np.ndarray:
-        """The ids as a numpy array (built on first need: only many-way ties want it)."""
-        return np.array(self.ids.tolist())
-
-    @cached_property
-    def turn_rows(self) -> np.ndarray:
-        """Positions of the turns (built on first need, once per view)."""
-        return np.flatnonzero(self.is_turn)
-
-    @cached_property
-    def record_rows(self) -> np.ndarray:
-        """Positions of the memory records (built on first need, once per view)."""
-        return np.flatnonzero(~self.is_turn)
-
-    @cached_property
-    def times(self) -> Times:
-        """Each row's referenced start and end and the time it was said, as epoch seconds
-        (NaN when absent), for Traverse's window and order (built on first need)."""
-        return Times.of(self.fields)
-
-
 @dataclass
 class GroupVectors:
     """One group's vectors: a unit-row matrix, the node ids and types of its rows, and the
@@ -112,13 +74,13 @@ class GroupVectors:
     epoch: int = -1
     seq: int = -1
     persons: list[dict[str, Any]] = field(default_factory=list)
-    _rows: _Rows = field(default_factory=_Rows)
+    _rows: Rows = field(default_factory=Rows)
     _turn_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["search_text"]))
     _record_text: LexicalIndex = field(default_factory=lambda: LexicalIndex(["content", "name"]))
     _text_lock: threading.Lock = field(default_factory=threading.Lock)
     #: the last few questions' scores over a view, newest first (a search with feedback
     #: asks with two vectors, then with the first again)
-    _memo: tuple[tuple[_Rows, bytes, np.ndarray], ...] = ()
+    _memo: tuple[tuple[Rows, bytes, np.ndarray], ...] = ()
     #: the matrix's storage: the view's matrix is its first rows, the rest spare
     _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
@@ -187,7 +149,7 @@ class GroupVectors:
         row = dict(old.row)
         position = dict(old.position)
         codes = dict(old.codes)
-        evidenced = _Evidenced(old.evidenced)
+        evidenced = Evidenced(old.evidenced)
         blocks: list[np.ndarray] = []  # new vectors, converted to float32 as they stream in
         pending: list[Any] = []
         replaced: list[tuple[int, Any]] = []
@@ -206,7 +168,7 @@ class GroupVectors:
             if at is not None:
                 for turn_id in fields_of(at).get("evidence") or ():
                     evidenced.drop(turn_id, r["id"])
-            _place(data, position, evidenced)
+            place_node(data, position, evidenced)
             if at is not None:
                 replaced.append((at, r["embedding"]))
                 if at >= n_old:  # twice in one refresh
@@ -222,15 +184,15 @@ class GroupVectors:
             new_fields.append(data)
             pending.append(r["embedding"])
             if len(pending) >= _BLOCK:  # lists of Python floats take 6× the memory
-                blocks.append(_unit(np.asarray(pending, np.float32)))
+                blocks.append(unit_rows(np.asarray(pending, np.float32)))
                 pending = []
         if pending:
-            blocks.append(_unit(np.asarray(pending, np.float32)))
+            blocks.append(unit_rows(np.asarray(pending, np.float32)))
         if not replaced and not new_ids:
             return
-        ids = _grown(old.ids, new_ids, {})
-        types = _grown(old.types, new_types, retyped)
-        fields = _grown(old.fields, new_fields, refielded)
+        ids = grown(old.ids, new_ids, {})
+        types = grown(old.types, new_types, retyped)
+        fields = grown(old.fields, new_fields, refielded)
         matrix = self._matrix(old.matrix, replaced, blocks)
         is_turn = np.concatenate([old.is_turn, np.array([t == TURN for t in new_types], bool)])
         type_codes = np.concatenate(
@@ -243,7 +205,7 @@ class GroupVectors:
             is_turn[at] = types[at] == TURN
             type_codes[at] = codes.setdefault(types[at], len(codes))
         changed = [at for at, _ in replaced] + list(range(n_old, len(ids)))
-        view = _Rows(
+        view = Rows(
             ids=ids,
             types=types,
             fields=fields,
@@ -278,7 +240,7 @@ class GroupVectors:
         relationship of it changed keeps its vector)."""
         moved = []
         for at, vec in replaced:
-            unit = _unit(np.asarray(vec, np.float32)[None, :])[0]
+            unit = unit_rows(np.asarray(vec, np.float32)[None, :])[0]
             if not np.array_equal(old[at], unit):
                 moved.append((at, unit))
         if not blocks and not moved:
@@ -349,7 +311,7 @@ class GroupVectors:
         if candidates.size == 0:
             return []
         scores = self._scores(view, query)[candidates]
-        best = np.asarray(_nearest(view, candidates, scores, k), np.intp)
+        best = np.asarray(nearest_rows(view, candidates, scores, k), np.intp)
         ids = view.ids
         sims = ((1.0 + scores[best]) / 2.0).tolist()
         return [(ids[r], s) for r, s in zip(candidates[best].tolist(), sims, strict=True)]
@@ -362,14 +324,14 @@ class GroupVectors:
         records = view.record_rows
         scores = self._scores(view, query)
         if records.size > k:
-            records = records[_nearest(view, records, scores[records], k)]
+            records = records[nearest_rows(view, records, scores[records], k)]
         kept = np.zeros(len(view.ids), bool)
         kept[records] = True
         dense = np.zeros(len(view.ids), np.float64)
         dense[records] = (1.0 + scores[records]) / 2.0  # float32, as top() computes it
         return RowSims(view.row, view.ids, dense, kept)
 
-    def _scores(self, view: _Rows, query: np.ndarray) -> np.ndarray:
+    def _scores(self, view: Rows, query: np.ndarray) -> np.ndarray:
         """Cosine of every row of ``view`` to ``query``: one pass over the matrix per
         search (the steps of a search ask with the same vector), kept for the next call.
 
@@ -388,7 +350,7 @@ class GroupVectors:
         self._memo = ((view, q.tobytes(), scores), *same_view[: _MEMO_QUERIES - 1])
         return scores
 
-    def _scored(self, view: _Rows, query: np.ndarray) -> np.ndarray | None:
+    def _scored(self, view: Rows, query: np.ndarray) -> np.ndarray | None:
         """The scores of ``query`` over ``view`` when a recent pass computed them."""
         key = np.asarray(query, np.float32).tobytes()
         for seen, q, scores in self._memo:
@@ -413,7 +375,7 @@ class GroupVectors:
     def _graph(self) -> GraphView:
         view = self._rows
         return GraphView(
-            node=_lookup(view),
+            node=node_lookup(view),
             row=view.row,
             ids=view.ids,
             is_turn=view.is_turn,
@@ -423,7 +385,7 @@ class GroupVectors:
             links=partial(self._links, view),
         )
 
-    def _links(self, view: _Rows, at: int) -> Links:
+    def _links(self, view: Rows, at: int) -> Links:
         """Row ``at``'s relationships as arrays, kept while its fields stay the same."""
         fields = view.fields[at]
         cached = self._link_arrays.get(at)
@@ -450,8 +412,8 @@ class GroupVectors:
         )
 
     def neighbourhood(self, turn_ids: Sequence[str], window: int) -> list[dict[str, Any]] | None:
-        """Ground for turn seeds in process (see :func:`_neighbourhood`)."""
-        return _neighbourhood(self._rows, turn_ids, window)
+        """Ground for turn seeds in process (see :func:`turn_neighbourhood`)."""
+        return turn_neighbourhood(self._rows, turn_ids, window)
 
     def feedback(self, query: np.ndarray, ids: Sequence[str], share: float) -> np.ndarray | None:
         """``query`` plus ``share`` of the mean row of ``ids``, unit length (pseudo-relevance
@@ -489,122 +451,3 @@ _MEMO_QUERIES = 3
 """Question vectors whose scores a group's copy keeps (see ``GroupVectors._memo``)."""
 _SUBSET_SHARE = 8
 """``similarity`` of fewer than 1/8 of a view's rows multiplies only those rows."""
-
-
-def _nearest(view: _Rows, rows: np.ndarray, scores: np.ndarray, k: int) -> list[int]:
-    """Positions in ``rows`` of the ``k`` best ``scores`` (one per row), equal scores by
-    node id (:func:`~cogmem.retrieval.topk.best_rows`)."""
-    return best_rows(scores, k, lambda i: view.ids[rows[i]], lambda: view.id_array[rows])
-
-
-def _lookup(view: _Rows) -> Callable[[str], dict[str, Any] | None]:
-    """A node's fields by id in one view (None when the view has no such node)."""
-    rows, fields = view.row, view.fields
-
-    def node(node_id: str) -> dict[str, Any] | None:
-        at = rows.get(node_id)
-        return None if at is None else fields[at]
-
-    return node
-
-
-def _neighbourhood(
-    view: _Rows, turn_ids: Sequence[str], window: int
-) -> list[dict[str, Any]] | None:
-    """What ``operators/ground`` returns for turn seeds, from the view: each turn within
-    ``window`` of a seed in its conversation once (reached from the nearest seed; ties to
-    the first seed id), with the records it evidences; None when a seed is not a turn
-    of the view (the caller asks the database)."""
-    best: dict[str, tuple[int, str, str]] = {}  # turn → (|offset|, seed, signed offset)
-    offsets: dict[str, int] = {}
-    for seed in turn_ids:
-        at = view.row.get(seed)
-        if at is None or view.types[at] != TURN:
-            return None
-        data = view.fields[at]
-        conv, idx = data.get("conversation_id"), data.get("idx")
-        if conv is None or idx is None:
-            return None
-        for offset in range(-window, window + 1):
-            found = view.position.get(_position(conv, int(idx) + offset))
-            if found is None:
-                continue
-            key = (abs(offset), seed, found)
-            if found not in best or key[:2] < best[found][:2]:
-                best[found] = key
-                offsets[found] = offset
-    rows = [
-        {
-            "record_id": seed,
-            "turn_id": seed,
-            "id": turn,
-            "offset": offsets[turn],
-            "records": list(view.evidenced.get(turn, {})),
-        }
-        for turn, (_, seed, _) in best.items()
-    ]
-    rows.sort(key=lambda r: (r["record_id"], r["turn_id"], r["offset"]))
-    return rows
-
-
-class _Evidenced:
-    """A view's turn → records map, copied on write: a new view shares every turn's list
-    that no added or replaced record touches."""
-
-    def __init__(self, old: dict[str, dict[str, None]]) -> None:
-        self._map = dict(old)
-        self._own: set[str] = set()
-
-    def _mine(self, turn_id: str) -> dict[str, None]:
-        if turn_id not in self._own:
-            self._map[turn_id] = dict(self._map.get(turn_id, {}))
-            self._own.add(turn_id)
-        return self._map[turn_id]
-
-    def drop(self, turn_id: str, record_id: str) -> None:
-        if record_id in self._map.get(turn_id, {}):
-            del self._mine(turn_id)[record_id]
-
-    def put(self, turn_id: str, record_id: str) -> None:
-        self._mine(turn_id)[record_id] = None
-
-    def result(self) -> dict[str, dict[str, None]]:
-        return self._map
-
-
-def _grown(old: np.ndarray, new: list[Any], changed: dict[int, Any]) -> np.ndarray:
-    """``old`` with the items at ``changed`` replaced and ``new`` appended, as a new object
-    array (the old one is a view readers may hold)."""
-    out = np.empty(len(old) + len(new), object)
-    out[: len(old)] = old
-    for at, item in enumerate(new, start=len(old)):
-        out[at] = item  # one at a time: numpy would read a list or tuple item as a row
-    for at, item in changed.items():
-        out[at] = item
-    return out
-
-
-def _position(conversation_id: str, idx: int) -> str:
-    """A turn's place as one string: a dict of strings is one the GC does not track."""
-    return f"{idx}@{conversation_id}"
-
-
-def _place(
-    data: dict[str, Any],
-    position: dict[str, str],
-    evidenced: _Evidenced,
-) -> None:
-    """Index a node's row: a turn by its place in its conversation, a record under the
-    turns that evidence it."""
-    if data.get("type") == TURN:
-        if data.get("conversation_id") is not None and data.get("idx") is not None:
-            position[_position(data["conversation_id"], int(data["idx"]))] = data["id"]
-        return
-    for turn_id in data.get("evidence") or ():
-        evidenced.put(turn_id, data["id"])
-
-
-def _unit(block: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(block, axis=1, keepdims=True)
-    np.maximum(norms, 1e-12, out=norms)
-    return np.ascontiguousarray(block / norms, dtype=np.float32)
