@@ -151,7 +151,8 @@ class RankWeights(BaseModel):
     """Late interaction (:mod:`cogmem.retrieval.late`): the question's words matched one by
     one against the tokens of each of the best ``late_pool`` turns, min-max scaled, times
     this, added to the turn's base score (0: off; also off for an embedder without token
-    states). Chosen cross-validated on the dev split (README, Benchmarks)."""
+    states). Chosen cross-validated on the dev split (README, Benchmarks), with MiniLM's raw
+    cosines; with pooled ones :meth:`for_embedder` gives :data:`POOLED_LATE`."""
     late_pool: int = 50
     """How many of the best turns after grounding late interaction matches: the turns
     Ground already read for a top 10 (:data:`GROUND_PER_RESULT` · k), ~12 KB of token rows
