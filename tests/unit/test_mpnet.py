@@ -3,6 +3,7 @@ this test builds (the published weights are checked by their SHA-256 instead).""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 from cogmem.embed.base import EmbedderUnavailable
 from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir, relative_buckets
+from cogmem.embed.threads import BLAS
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -92,6 +94,38 @@ def test_a_texts_vector_does_not_depend_on_its_batch(tiny: tuple) -> None:
     alone = embedder.embed_query("we camp in the mountains")
     batched = embedder.embed(["book", "we camp in the mountains", " ".join(WORDS)])[1]
     np.testing.assert_allclose(alone, batched, atol=1e-6)
+
+
+def test_batches_side_by_side_give_the_vectors_and_rows_of_one_after_another(
+    tiny: tuple,
+) -> None:
+    path, model = tiny
+    # short and long texts: several batches (a batch closes on wasted padding)
+    texts = [" ".join(WORDS[: 1 + (i * 7) % len(WORDS)] * (1 + i % 4)) for i in range(24)]
+    serial = MPNetEmbedder(path, verify=False, workers=1)
+    parallel = MPNetEmbedder(path, verify=False, workers=2)
+    threads: set[str] = set()
+    encoder = parallel._model.encoder
+    token_states = encoder.token_states
+
+    def recorded(sequences: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        threads.add(threading.current_thread().name)
+        return token_states(sequences)
+
+    one_v, one_rows = serial.embed_with_tokens(texts)
+    encoder.token_states = recorded  # type: ignore[method-assign]
+    try:
+        two_v, two_rows = parallel.embed_with_tokens(texts)
+    finally:
+        del encoder.token_states  # the class's method again
+    assert BLAS.available  # threadpoolctl is a dependency: passes run one BLAS thread each
+    assert threads and all(t.startswith("cogmem-embed") for t in threads)  # the workers
+    np.testing.assert_allclose(two_v, one_v, atol=1e-6)
+    for a, b in zip(two_rows, one_rows, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    np.testing.assert_allclose(two_v, _reference(path, model, texts), atol=2e-5)
+    with pytest.raises(ValueError, match="workers"):
+        MPNetEmbedder(path, verify=False, workers=-1)
 
 
 def test_token_rows_leave_out_the_sentence_markers(tiny: tuple) -> None:
