@@ -39,7 +39,7 @@ from cogmem.embed.base import (
 )
 from cogmem.embed.batching import BATCH_TOKENS, cheapest_groups, length_batches
 from cogmem.embed.bert import BertEncoder, mean_pool
-from cogmem.embed.threads import BLAS, WORKERS, default_workers
+from cogmem.embed.threads import BLAS, WORKERS, default_workers, side_by_side
 from cogmem.embed.wordpiece import WordPieceTokenizer
 
 log = logging.getLogger(__name__)
@@ -514,11 +514,7 @@ class MiniLMEmbedder:
             def run(idx: list[int]) -> None:
                 vectors[idx] = pooled(encoder, idx)
 
-            with BLAS.limit(1):
-                # longest batches first, so the two workers finish close together
-                pool = WORKERS.get(workers)
-                for future in [pool.submit(run, idx) for idx in reversed(batches)]:
-                    future.result()
+            side_by_side(run, batches, workers)
         vectors = l2_normalise(vectors)
         if len(unique) == len(texts):
             return vectors

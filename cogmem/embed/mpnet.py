@@ -32,7 +32,7 @@ from cogmem.embed.base import (
 )
 from cogmem.embed.batching import length_batches
 from cogmem.embed.bert import BertEncoder, _Layer, _layer_norm, mean_pool
-from cogmem.embed.threads import BLAS, WORKERS, default_workers
+from cogmem.embed.threads import BLAS, default_workers, side_by_side
 
 PUBLISHED_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 """SHA-256 of ``model.safetensors`` of sentence-transformers/all-mpnet-base-v2 (revision
@@ -207,8 +207,8 @@ class MPNetEmbedder:
         rows: list[np.ndarray] = [np.zeros((0, self.dimension), np.float32)] * len(ids)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         workers = self.workers if self.workers > 0 else default_workers()
-        side_by_side = workers > 1 and BLAS.available and len(ids) > 1
-        budget = BATCH_TOKENS // workers if side_by_side else BATCH_TOKENS
+        parallel = workers > 1 and BLAS.available
+        budget = BATCH_TOKENS // workers if parallel else BATCH_TOKENS
         batches = list(length_batches(order, ids, len(ids), budget))
 
         def run(chunk: list[int]) -> None:
@@ -218,13 +218,10 @@ class MPNetEmbedder:
                 vectors[i] = pooled[j]
                 rows[i] = states[j, 1 : int(lengths[j]) - 1].copy()
 
-        if side_by_side and len(batches) > 1:
-            # one BLAS thread per pass, passes side by side: 1.5-1.7x the texts a second
-            # of one pass on BLAS's own threads (2 cores, LoCoMo turns)
-            with BLAS.limit(1):
-                pool = WORKERS.get(workers)
-                for future in [pool.submit(run, chunk) for chunk in reversed(batches)]:
-                    future.result()
+        if parallel and len(batches) > 1:
+            # one BLAS thread per pass, passes side by side: 1.2-1.4x the texts a second
+            # of one pass on BLAS's own threads (benchmarks/results/mpnet_workers.md)
+            side_by_side(run, batches, workers)
         else:
             for chunk in batches:
                 run(chunk)

@@ -7,10 +7,13 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
+
+B = TypeVar("B")
 
 
 class BlasThreads:
@@ -84,3 +87,13 @@ WORKERS = Workers()
 def default_workers() -> int:
     """Forward passes run side by side for batch work when threads=0: the cores, up to 2."""
     return max(1, min(2, os.cpu_count() or 1))
+
+
+def side_by_side(run: Callable[[B], None], batches: Sequence[B], workers: int) -> None:
+    """``run`` each batch on the shared pool of ``workers`` threads, one BLAS thread each,
+    longest batches first (batches come sorted by length: the workers finish close
+    together); returns when all are done, raising the first failure."""
+    with BLAS.limit(1):
+        pool = WORKERS.get(workers)
+        for future in [pool.submit(run, batch) for batch in reversed(batches)]:
+            future.result()
