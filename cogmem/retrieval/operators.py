@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 import numpy as np
@@ -50,6 +50,7 @@ from cogmem.retrieval.operator_rows import (
     fuzzy_score,
     scored,
     turn_row,
+    when,
 )
 from cogmem.retrieval.parallel import gather
 from cogmem.retrieval.token_rows import TokenRows
@@ -572,8 +573,8 @@ class Operators:
             "operators/superseded", ids=claim_ids, group=self.group, as_of=self.as_of
         )
         for row in rows:
-            when = datetime.fromtimestamp(row["at_s"], UTC) if row["at_s"] is not None else None
-            said = f"{when.day} {when:%B %Y}" if when else "earlier"
+            at = when(row["at_s"])
+            said = f"{at.day} {at:%B %Y}" if at else "earlier"
             out.setdefault(row["id"], []).append(
                 f'"{row["quote"]}" ({row["turn_source_id"]}, {said})'
             )
