@@ -219,6 +219,19 @@ class Controller:
             as_of=getattr(self.ops, "as_of", None),
         )
 
+    def scored(self, question: str, k: int = 10) -> tuple[Plan, dict[str, TurnScore]]:
+        """The plan and every candidate turn's signals and scores as a search for ``k``
+        ranks them, before the evidence is built: for benchmarks that study the ranking."""
+        end_scope = getattr(self.ops, "end_scope", None)
+        if end_scope is not None:
+            end_scope()
+        trace: list[TraceStep] = Trace(getattr(self.ops, "drain_statements", None))
+        plan, _, scores, _ = self._scored(question, k, trace)
+        release = getattr(self.ops, "release", None)
+        if release is not None:
+            release()
+        return plan, scores
+
     # -- steps -------------------------------------------------------------------------
     def _scored(
         self, question: str, k: int, trace: list[TraceStep]

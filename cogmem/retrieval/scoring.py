@@ -84,20 +84,23 @@ def candidate_count(k: int, dedupe: bool) -> int:
 
 # -- weights ----------------------------------------------------------------------------
 POOLED_UPDATE_CLAIM = 2.0
-"""The claim bonus on update questions ("what does X think of Y now?") with pooled cosines:
-pooled, the best candidate's cosine counts fully, where MiniLM's raw cosines of good matches
-are ~0.6, so the bonus grows by about the same 1/0.6 (1.2 → 2.0) to outrank the turn that
-words an older view. all-mpnet-base-v2: the project's time-scoped questions 31 → 32 of 36
-(raw: 32), LoCoMo dev unchanged (R@10 84.7, multi-hop 32.7: claims answer few of its
-questions); raising the bonus of other opinion questions too (0.6 → 1.0) cost R@10 0.3."""
+"""The claim bonus on update questions ("what does X think of Y now?") with pooled cosines,
+to outrank the turn that words an older view. Set from a rough estimate of the scale (good
+MiniLM matches near 0.6: 1.2 / 0.6); the measured one (:data:`POOLED_LATE`) would give ~1.7,
+not tried. all-mpnet-base-v2: the project's time-scoped questions 31 → 32 of 36 (raw: 32),
+LoCoMo dev unchanged (R@10 84.7, multi-hop 32.7: claims answer few of its questions);
+raising the bonus of other opinion questions too (0.6 → 1.0) cost R@10 0.3."""
 
 POOLED_LATE = 1.5
 """The late-interaction weight with pooled cosines. Late interaction's match is min-max
 scaled over the turns matched (the best 1) and so means the same for any embedder; what
-changes with pooling is the rest of the base score it is weighed against, whose cosine
-terms now reach 1 for the best candidate. all-mpnet-base-v2 on LoCoMo dev, each conversation
-scored with the weight the other chose (both chose 1.5 of 0.5-2):
-R@10 84.7 → 84.9, multi-hop AllHit@10 32.7 → 36.5 (benchmarks/results/tune_late_mpnet.md)."""
+changes with pooling is how far apart the rest of the base score sets the turns it is
+weighed among: 1.39× as far as MiniLM's raw cosines (the mean per-question spread of the
+cosine part over the ``late_pool`` best turns, no labels read; conv-26 1.34, conv-47 1.44:
+benchmarks/results/score_spread.md), so a fixed bonus keeps its pull at ~1.4× its MiniLM
+value. Cross-validated, all-mpnet-base-v2 on LoCoMo dev (each conversation scored with the
+weight the other chose; both chose 1.5 of 0.5-2): R@10 84.7 → 84.9, multi-hop AllHit@10
+32.7 → 36.5 (benchmarks/results/tune_late_mpnet.md)."""
 
 
 class RankWeights(BaseModel):
