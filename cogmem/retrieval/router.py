@@ -80,6 +80,8 @@ _MULTI = re.compile(
 _PERFECT = re.compile(r"\b(?:has|have)\s+(?P<who>[\w'’]+)", re.IGNORECASE)
 """A present perfect asked of a person ("What has Melanie painted?", "Where has Melanie
 camped?"): it asks for everything up to now, a list gathered across sessions."""
+_DONE_YET = re.compile(r"\s*(?:has|have)\s+(?P<who>[\w'’]+)", re.IGNORECASE)
+"""The present perfect opening a yes-or-no question ("Has Lena renewed her passport?")."""
 _BOTH = re.compile(r"\bboth\b|\bin common\b|\bshare\b|\bsame\b", re.IGNORECASE)
 _CAUSE = re.compile(
     r"^\s*why\b|\bwhat (?:led|caused|made)\b|\breason\b|\bbecause\b|\baffect(?:ed)?\b|"
@@ -146,9 +148,22 @@ def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
     return [ref for _, ref in sorted(found, key=lambda pair: pair[0])]
 
 
+def asks_if_done(question: str, entities: list[EntityRef]) -> bool:
+    """Whether the question asks yes or no, in the present perfect, if the one named person
+    has done something yet ("Has Lena renewed her passport?"): the latest word on a plan,
+    done or still to do, not a list."""
+    m = _DONE_YET.match(question)
+    return m is not None and len(entities) == 1 and _perfect_of(m, entities)
+
+
 def asks_so_far(question: str, entities: list[EntityRef]) -> bool:
     """Whether the question asks in the present perfect what a named person has done
     ("What has Melanie painted?"), which gathers every time it happened."""
+    return any(_perfect_of(m, entities) for m in _PERFECT.finditer(question))
+
+
+def _perfect_of(m: re.Match[str], entities: list[EntityRef]) -> bool:
+    """Whether the present perfect ``m`` (:data:`_PERFECT`) is said of a named person."""
     names = {
         part.lower()
         for e in entities
@@ -156,10 +171,7 @@ def asks_so_far(question: str, entities: list[EntityRef]) -> bool:
         if name
         for part in name.split()
     }
-    return any(
-        m.group("who").lower().removesuffix("'s").removesuffix("’s") in names
-        for m in _PERFECT.finditer(question)
-    )
+    return m.group("who").lower().removesuffix("'s").removesuffix("’s") in names
 
 
 class RuleRouter:
@@ -180,6 +192,8 @@ class RuleRouter:
             intent = "temporal"
         elif _OPEN.search(question):
             intent = "open"
+        elif asks_if_done(question, entities) and not _MULTI.search(question):
+            intent = "update"  # done yet or not: the plan's latest word, as "is X still …"
         elif len(entities) >= 2 or _MULTI.search(question) or asks_so_far(question, entities):
             intent = "multi-hop"
         else:

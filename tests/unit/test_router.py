@@ -38,6 +38,15 @@ PERSONS = [
         ("What career path has Caroline decided to pursue?", "multi-hop"),
         # … but not a perfect about something else
         ("What has been the hardest part for Caroline?", "single-hop"),
+        # asked yes or no of one person, the perfect asks whether a plan is done yet: its
+        # latest word, as "is X still …" does
+        ("Has Melanie renewed her passport?", "update"),
+        ("Has Mel repainted the kitchen yet?", "update"),
+        # … still a list when it asks for one, or of two persons
+        ("Have Caroline and Melanie both painted sunsets?", "multi-hop"),
+        ("Has Melanie visited any countries?", "multi-hop"),
+        # … and not when the perfect is not said of the person
+        ("Has anyone asked Caroline about the adoption?", "single-hop"),
     ],
 )
 def test_rule_router_intents(question: str, intent: str) -> None:
