@@ -80,8 +80,9 @@ _MULTI = re.compile(
 _PERFECT = re.compile(r"\b(?:has|have)\s+(?P<who>[\w'’]+)", re.IGNORECASE)
 """A present perfect asked of a person ("What has Melanie painted?", "Where has Melanie
 camped?"): it asks for everything up to now, a list gathered across sessions."""
-_DONE_YET = re.compile(r"\s*(?:has|have)\s+(?P<who>[\w'’]+)", re.IGNORECASE)
-"""The present perfect opening a yes-or-no question ("Has Lena renewed her passport?")."""
+_DONE_YET = re.compile(r"\s*(?:has|have|can)\s+(?P<who>[\w'’]+)", re.IGNORECASE)
+"""A yes-or-no question on where a person stands now: the present perfect ("Has Lena renewed
+her passport?") or an ability ("Can Noor drive?")."""
 _BOTH = re.compile(r"\bboth\b|\bin common\b|\bshare\b|\bsame\b", re.IGNORECASE)
 _CAUSE = re.compile(
     r"^\s*why\b|\bwhat (?:led|caused|made)\b|\breason\b|\bbecause\b|\baffect(?:ed)?\b|"
@@ -148,10 +149,10 @@ def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
     return [ref for _, ref in sorted(found, key=lambda pair: pair[0])]
 
 
-def asks_if_done(question: str, entities: list[EntityRef]) -> bool:
-    """Whether the question asks yes or no, in the present perfect, if the one named person
-    has done something yet ("Has Lena renewed her passport?"): the latest word on a plan,
-    done or still to do, not a list."""
+def asks_where_one_stands(question: str, entities: list[EntityRef]) -> bool:
+    """Whether the question asks yes or no where the one person it names stands now: done
+    yet ("Has Lena renewed her passport?") or able yet ("Can Noor drive?"). The latest word
+    on a plan answers it (done or still to do), not a list of every time."""
     m = _DONE_YET.match(question)
     return m is not None and len(entities) == 1 and _perfect_of(m, entities)
 
@@ -192,7 +193,7 @@ class RuleRouter:
             intent = "temporal"
         elif _OPEN.search(question):
             intent = "open"
-        elif asks_if_done(question, entities) and not _MULTI.search(question):
+        elif asks_where_one_stands(question, entities) and not _MULTI.search(question):
             intent = "update"  # done yet or not: the plan's latest word, as "is X still …"
         elif len(entities) >= 2 or _MULTI.search(question) or asks_so_far(question, entities):
             intent = "multi-hop"

@@ -1,6 +1,6 @@
 """Memory as of a time (issue 32), against the real Neo4j and the offline embedder.
 
-* **Time-scoped questions**: ``tests/data/asof/*.jsonl`` are two chats written for this
+* **Time-scoped questions**: ``tests/data/asof/*.jsonl`` are three chats written for this
   test (ISO timestamps with offsets; LoCoMo-style session dates), in which views change,
   plans are made, moved, done and called off. ``tests/data/asof/questions.json`` holds
   their questions: some with an ``as_of`` (the API's), some that carry their own time

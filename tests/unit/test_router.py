@@ -38,10 +38,11 @@ PERSONS = [
         ("What career path has Caroline decided to pursue?", "multi-hop"),
         # … but not a perfect about something else
         ("What has been the hardest part for Caroline?", "single-hop"),
-        # asked yes or no of one person, the perfect asks whether a plan is done yet: its
-        # latest word, as "is X still …" does
+        # asked yes or no of one person, the perfect (or "can") asks where a plan stands
+        # now, done yet or able yet: its latest word, as "is X still …" does
         ("Has Melanie renewed her passport?", "update"),
         ("Has Mel repainted the kitchen yet?", "update"),
+        ("Can Caroline drive?", "update"),
         # … still a list when it asks for one, or of two persons
         ("Have Caroline and Melanie both painted sunsets?", "multi-hop"),
         ("Has Melanie visited any countries?", "multi-hop"),
