@@ -164,7 +164,7 @@ def asks_so_far(question: str, entities: list[EntityRef]) -> bool:
 
 
 def _perfect_of(m: re.Match[str], entities: list[EntityRef]) -> bool:
-    """Whether the present perfect ``m`` (:data:`_PERFECT`) is said of a named person."""
+    """Whether ``m``'s ``who`` (:data:`_PERFECT`, :data:`_DONE_YET`) is a named person."""
     names = {
         part.lower()
         for e in entities
