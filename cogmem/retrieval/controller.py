@@ -175,10 +175,7 @@ class Controller:
     # -- public ------------------------------------------------------------------------
     def run(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:
         started = time.perf_counter()
-        end_scope = getattr(self.ops, "end_scope", None)
-        if end_scope is not None:  # the last question's own time is not this one's
-            end_scope()
-        trace: list[TraceStep] = Trace(getattr(self.ops, "drain_statements", None))
+        trace = self._begin()
         plan, qvec, scores, embed_seconds = self._scored(question, k, trace)
         seconds = {"embed": embed_seconds}
         best = ranked(scores)[: candidate_count(k, dedupe)]
@@ -207,9 +204,7 @@ class Controller:
                 seconds[step.operator] = seconds.get(step.operator, 0.0) + step.seconds
         seconds["total"] = time.perf_counter() - started
         seconds["python"] = max(0.0, 2 * seconds["total"] - sum(seconds.values()))
-        release = getattr(self.ops, "release", None)
-        if release is not None:
-            release()
+        self._end()
         return Retrieval(
             plan=plan,
             evidence=evidence,
@@ -222,15 +217,22 @@ class Controller:
     def scored(self, question: str, k: int = 10) -> tuple[Plan, dict[str, TurnScore]]:
         """The plan and every candidate turn's signals and scores as a search for ``k``
         ranks them, before the evidence is built: for benchmarks that study the ranking."""
+        plan, _, scores, _ = self._scored(question, k, self._begin())
+        self._end()
+        return plan, scores
+
+    def _begin(self) -> list[TraceStep]:
+        """A search's start: the last question's own time is not this one's; a new trace."""
         end_scope = getattr(self.ops, "end_scope", None)
         if end_scope is not None:
             end_scope()
-        trace: list[TraceStep] = Trace(getattr(self.ops, "drain_statements", None))
-        plan, _, scores, _ = self._scored(question, k, trace)
+        return Trace(getattr(self.ops, "drain_statements", None))
+
+    def _end(self) -> None:
+        """A search's end: the operators let go of what they held for it."""
         release = getattr(self.ops, "release", None)
         if release is not None:
             release()
-        return plan, scores
 
     # -- steps -------------------------------------------------------------------------
     def _scored(
