@@ -34,7 +34,7 @@ from cogmem.api import Memory  # noqa: E402
 from cogmem.bench.locomo import EvidenceStats, load_questions  # noqa: E402
 from cogmem.ingest import read_file  # noqa: E402
 from cogmem.retrieval.controller import Controller  # noqa: E402
-from cogmem.retrieval.scoring import cosine_scale, ranked  # noqa: E402
+from cogmem.retrieval.scoring import cosine_part, cosine_scale, ranked  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 CATEGORIES = {1, 2, 3, 4}
@@ -61,12 +61,7 @@ def cosine_spread(controller: Controller, question: str) -> float:
     plan, scores = controller.scored(question, K)
     w = controller.weights.for_intent(plan.intent)
     scale = cosine_scale(w, scores.values())
-    parts = [
-        w.turn_vector * scale(s.turn_cos)
-        + w.record_vector * scale(s.record_cos)
-        + w.graph * scale(s.graph)
-        for s in ranked(scores)[: w.late_pool]
-    ]
+    parts = [cosine_part(w, s, scale) for s in ranked(scores)[: w.late_pool]]
     return statistics.pstdev(parts) if len(parts) > 1 else 0.0
 
 

@@ -85,22 +85,18 @@ def candidate_count(k: int, dedupe: bool) -> int:
 # -- weights ----------------------------------------------------------------------------
 POOLED_UPDATE_CLAIM = 2.0
 """The claim bonus on update questions ("what does X think of Y now?") with pooled cosines,
-to outrank the turn that words an older view. Set from a rough estimate of the scale (good
-MiniLM matches near 0.6: 1.2 / 0.6); the measured one (:data:`POOLED_LATE`) would give ~1.7,
-not tried. all-mpnet-base-v2: the project's time-scoped questions 31 → 32 of 36 (raw: 32),
-LoCoMo dev unchanged (R@10 84.7, multi-hop 32.7: claims answer few of its questions);
+to outrank the turn that words an older view: 1.2 / 0.6 (good MiniLM matches near 0.6); the
+measured scale (:data:`POOLED_LATE`) gives ~1.7, not tried. all-mpnet-base-v2: time-scoped
+questions 31 → 32 of 36 (raw: 32), LoCoMo dev unchanged (R@10 84.7, multi-hop 32.7);
 raising the bonus of other opinion questions too (0.6 → 1.0) cost R@10 0.3."""
 
 POOLED_LATE = 1.5
-"""The late-interaction weight with pooled cosines. Late interaction's match is min-max
-scaled over the turns matched (the best 1) and so means the same for any embedder; what
-changes with pooling is how far apart the rest of the base score sets the turns it is
-weighed among: 1.39× as far as MiniLM's raw cosines (the mean per-question spread of the
-cosine part over the ``late_pool`` best turns, no labels read; conv-26 1.34, conv-47 1.44:
-benchmarks/results/score_spread.md), so a fixed bonus keeps its pull at ~1.4× its MiniLM
-value. Cross-validated, all-mpnet-base-v2 on LoCoMo dev (each conversation scored with the
-weight the other chose; both chose 1.5 of 0.5-2): R@10 84.7 → 84.9, multi-hop AllHit@10
-32.7 → 36.5 (benchmarks/results/tune_late_mpnet.md)."""
+"""The late-interaction weight with pooled cosines. Its match is min-max scaled (the best
+1), the same for any embedder; pooled cosines set the turns it is weighed among 1.39× as far
+apart as MiniLM's raw ones (:func:`cosine_part`'s spread over the ``late_pool`` best turns,
+no labels read: benchmarks/results/score_spread.md), so a bonus keeps its pull at ~1.4×.
+Cross-validated on LoCoMo dev with all-mpnet-base-v2, both folds chose 1.5 of 0.5-2:
+R@10 84.7 → 84.9, multi-hop AllHit@10 32.7 → 36.5 (benchmarks/results/tune_late_mpnet.md)."""
 
 
 class RankWeights(BaseModel):
@@ -515,16 +511,20 @@ def cosine_scale(w: RankWeights, scores: Iterable[TurnScore]) -> CosineScale:
     return pool_scale(scores, w.cosine_floor) if w.cosines == "pool" else RAW_COSINES
 
 
+def cosine_part(w: RankWeights, s: TurnScore, scale: CosineScale = RAW_COSINES) -> float:
+    """What a turn's cosines add to its base score (through ``scale``)."""
+    return (
+        w.turn_vector * scale(s.turn_cos)
+        + w.record_vector * scale(s.record_cos)
+        + w.graph * scale(s.graph)
+    )
+
+
 def combine(w: RankWeights, s: TurnScore, scale: CosineScale = RAW_COSINES) -> float:
     """A turn's base score from its own signals (cosines through ``scale``; negative ones
     count as 0), damped for a plan overtaken since on an update question."""
     return (OVERTAKEN_ON_UPDATE if s.overtaken else 1.0) * (
-        w.bm25 * s.bm25
-        + w.turn_vector * scale(s.turn_cos)
-        + w.record_vector * scale(s.record_cos)
-        + w.graph * scale(s.graph)
-        + w.claim * s.claim
-        + w.window * s.window
+        w.bm25 * s.bm25 + cosine_part(w, s, scale) + w.claim * s.claim + w.window * s.window
     )
 
 
