@@ -107,9 +107,10 @@ class Settings(BaseModel):
     embedder_path: str | None = None
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     embed_threads: int = Field(default=0, ge=0, le=256)
-    #: how MiniLM runs: auto (default: batches in numpy, single queries and live turns on
-    #: ONNX Runtime, a core dependency; the same vectors), numpy, ONNX Runtime float32, or
-    #: ONNX Runtime dynamic int8 (other vectors: the embedder's name becomes "minilm-int8")
+    #: how MiniLM and mpnet run: auto (default: batches in numpy, single queries and live
+    #: turns on ONNX Runtime, a core dependency; the same vectors), numpy, ONNX Runtime
+    #: float32, or (MiniLM only) ONNX Runtime dynamic int8 (other vectors: the embedder's
+    #: name becomes "minilm-int8")
     embed_backend: Literal["auto", "numpy", "onnx", "onnx-int8"] = "auto"
     #: in-process copies of groups' vectors for search (cogmem.retrieval.vectors), in MiB
     vector_cache_mb: int = Field(default=512, ge=1, le=1 << 20)

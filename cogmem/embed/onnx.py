@@ -10,6 +10,10 @@ The ONNX graph is built in memory from the same weights dict (safetensors key na
 * ``contrib=False``: standard ONNX ops only, laid out like a PyTorch export of BERT
   (separate Q/K/V, additive ``(1 - mask)·-10000`` bias, ``x·½·(1 + erf(x/√2))``), left to
   ORT's own graph fusions.
+
+:func:`build_mpnet_onnx` writes MPNet (all-mpnet-base-v2) in the contrib style: positions
+from ``pad_token_id + 1``, no token types, and the relative position bias gathered in the
+graph from a (width × width) bucket input and passed to every ``Attention`` op.
 """
 
 from __future__ import annotations
@@ -60,10 +64,48 @@ class _Graph:
     def op(self, op_type: str, *inputs: str, domain: str = "", **attrs: Any) -> str:
         out = self.name(op_type.lower())
         node = self.onnx.helper.make_node(
-            op_type, list(inputs), [out], domain=domain or None, **attrs
+            op_type, list(inputs), [out], name=out, domain=domain or None, **attrs
         )
         self.nodes.append(node)
         return out
+
+
+def _contrib_layer(
+    g: _Graph,
+    x: str,
+    lengths: str,
+    attention_bias: str,
+    heads: int,
+    eps: float,
+    *,
+    wqkv: np.ndarray,
+    bqkv: np.ndarray,
+    wo: np.ndarray,
+    bo: np.ndarray,
+    ln1: tuple[np.ndarray, np.ndarray],
+    wi: np.ndarray,
+    bi: np.ndarray,
+    wo2: np.ndarray,
+    bo2: np.ndarray,
+    ln2: tuple[np.ndarray, np.ndarray],
+) -> str:
+    """One post-LN encoder layer in com.microsoft ops: fused-QKV ``Attention`` (right-padding
+    key ``lengths``; ``attention_bias``, when named, added to every head's scores),
+    ``SkipLayerNormalization`` after attention and after the exact-GELU feed-forward.
+    Weight matrices are (in, out)."""
+    ms = "com.microsoft"
+    inputs = [x, g.const(wqkv), g.const(bqkv), lengths]
+    if attention_bias:
+        inputs += ["", attention_bias]  # no past state
+    ctx = g.op("Attention", *inputs, domain=ms, num_heads=heads)
+    out = g.op("MatMul", ctx, g.const(wo))
+    x = g.op("SkipLayerNormalization", out, x, g.const(ln1[0]), g.const(ln1[1]), g.const(bo),
+             domain=ms, epsilon=eps)  # fmt: skip
+    inner = g.op("MatMul", x, g.const(wi))
+    inner = g.op("BiasGelu", inner, g.const(bi), domain=ms)
+    out = g.op("MatMul", inner, g.const(wo2))
+    return g.op("SkipLayerNormalization", out, x, g.const(ln2[0]), g.const(ln2[1]),
+                g.const(bo2), domain=ms, epsilon=eps)  # fmt: skip
 
 
 def build_bert_onnx(
@@ -137,25 +179,20 @@ def build_bert_onnx(
         p = f"encoder.layer.{i}."
         qkv = [p + f"attention.self.{n}" for n in ("query", "key", "value")]
         if contrib:
-            wqkv = np.concatenate([w(k + ".weight").T for k in qkv], axis=1)
-            bqkv = np.concatenate([w(k + ".bias") for k in qkv])
-            ctx = g.op("Attention", x, g.const(wqkv), g.const(bqkv), lengths,
-                       domain="com.microsoft", num_heads=heads)  # fmt: skip
-            out = g.op("MatMul", ctx, g.const(w(p + "attention.output.dense.weight").T))
-            x = g.op("SkipLayerNormalization", out, x,
-                     g.const(w(p + "attention.output.LayerNorm.weight")),
-                     g.const(w(p + "attention.output.LayerNorm.bias")),
-                     g.const(w(p + "attention.output.dense.bias")),
-                     domain="com.microsoft", epsilon=eps)  # fmt: skip
-            inner = g.op("MatMul", x, g.const(w(p + "intermediate.dense.weight").T))
-            inner = g.op("BiasGelu", inner, g.const(w(p + "intermediate.dense.bias")),
-                         domain="com.microsoft")  # fmt: skip
-            out = g.op("MatMul", inner, g.const(w(p + "output.dense.weight").T))
-            x = g.op("SkipLayerNormalization", out, x,
-                     g.const(w(p + "output.LayerNorm.weight")),
-                     g.const(w(p + "output.LayerNorm.bias")),
-                     g.const(w(p + "output.dense.bias")),
-                     domain="com.microsoft", epsilon=eps)  # fmt: skip
+            x = _contrib_layer(
+                g, x, lengths, "", heads, eps,
+                wqkv=np.concatenate([w(k + ".weight").T for k in qkv], axis=1),
+                bqkv=np.concatenate([w(k + ".bias") for k in qkv]),
+                wo=w(p + "attention.output.dense.weight").T,
+                bo=w(p + "attention.output.dense.bias"),
+                ln1=(w(p + "attention.output.LayerNorm.weight"),
+                     w(p + "attention.output.LayerNorm.bias")),
+                wi=w(p + "intermediate.dense.weight").T,
+                bi=w(p + "intermediate.dense.bias"),
+                wo2=w(p + "output.dense.weight").T,
+                bo2=w(p + "output.dense.bias"),
+                ln2=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+            )  # fmt: skip
             continue
         q, k, v = (g.op("Reshape", dense(x, key), heads_shape) for key in qkv)
         q = g.op("Transpose", q, perm=[0, 2, 1, 3])
@@ -181,6 +218,78 @@ def build_bert_onnx(
         [
             helper.make_tensor_value_info(ids, tp.INT64, ["batch", "width"]),
             helper.make_tensor_value_info(lengths, *mask_type),
+        ],
+        [helper.make_tensor_value_info("last_hidden_state", tp.FLOAT, ["batch", "width", hidden])],
+        initializer=g.inits,
+    )
+    opsets = [helper.make_opsetid("", _OPSET), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=8)
+
+
+def build_mpnet_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> Any:
+    """An ``onnx.ModelProto`` of the MPNet encoder (:class:`cogmem.embed.mpnet.MPNetEncoder`'s
+    weights and arithmetic), contrib ops: inputs ``input_ids`` (int64, batch × width, right
+    padded), ``lengths`` (int32, batch) and ``buckets`` (int64, width × width:
+    :func:`cogmem.embed.mpnet.relative_buckets`); output ``last_hidden_state``."""
+    onnx, _ = _import_onnx()
+    if config.get("hidden_act", "gelu") != "gelu":
+        raise EmbedderUnavailable(f"unsupported activation {config.get('hidden_act')!r}")
+    hidden = int(config["hidden_size"])
+    heads = int(config["num_attention_heads"])
+    eps = float(config.get("layer_norm_eps", 1e-5))
+    prefix = "" if "embeddings.word_embeddings.weight" in weights else "mpnet."
+
+    def w(key: str) -> np.ndarray:
+        try:
+            return np.asarray(weights[prefix + key], dtype=np.float32)
+        except KeyError as exc:
+            raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+
+    g = _Graph(onnx)
+    ids, lengths = "input_ids", "lengths"
+    first = int(config.get("pad_token_id", 1)) + 1
+    zero = g.const([0], "zero", np.int64)
+    x = g.op(
+        "Add",
+        g.op("Gather", g.const(w("embeddings.word_embeddings.weight"), "word_emb"), ids),
+        g.op(
+            "Slice",
+            g.const(w("embeddings.position_embeddings.weight")[first:], "pos_emb"),
+            zero,
+            g.op("Shape", ids, start=1, end=2),
+            zero,
+        ),
+    )
+    x = g.op("LayerNormalization", x, g.const(w("embeddings.LayerNorm.weight")),
+             g.const(w("embeddings.LayerNorm.bias")), axis=-1, epsilon=eps)  # fmt: skip
+    # (buckets, heads) table → (1, heads, width, width), shared by every layer
+    rel = g.op("Gather", g.const(w("encoder.relative_attention_bias.weight")), "buckets")
+    rel = g.op("Unsqueeze", g.op("Transpose", rel, perm=[2, 0, 1]), g.const([0], "ax", np.int64))
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}."
+        a = p + "attention.attn."
+        x = _contrib_layer(
+            g, x, lengths, rel, heads, eps,
+            wqkv=np.concatenate([w(a + f"{n}.weight").T for n in "qkv"], axis=1),
+            bqkv=np.concatenate([w(a + f"{n}.bias") for n in "qkv"]),
+            wo=w(a + "o.weight").T,
+            bo=w(a + "o.bias"),
+            ln1=(w(p + "attention.LayerNorm.weight"), w(p + "attention.LayerNorm.bias")),
+            wi=w(p + "intermediate.dense.weight").T,
+            bi=w(p + "intermediate.dense.bias"),
+            wo2=w(p + "output.dense.weight").T,
+            bo2=w(p + "output.dense.bias"),
+            ln2=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+        )  # fmt: skip
+    helper, tp = onnx.helper, onnx.TensorProto
+    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
+    graph = helper.make_graph(
+        g.nodes,
+        "mpnet",
+        [
+            helper.make_tensor_value_info(ids, tp.INT64, ["batch", "width"]),
+            helper.make_tensor_value_info(lengths, tp.INT32, ["batch"]),
+            helper.make_tensor_value_info("buckets", tp.INT64, ["width", "width"]),
         ],
         [helper.make_tensor_value_info("last_hidden_state", tp.FLOAT, ["batch", "width", hidden])],
         initializer=g.inits,
@@ -246,6 +355,10 @@ class OnnxBertEncoder:
         del data
         self._mask_input = any(i.name == "attention_mask" for i in self.session.get_inputs())
 
+    def extra_feeds(self, width: int) -> dict[str, np.ndarray]:
+        """Inputs beyond ids and lengths for a batch ``width`` tokens wide (none for BERT)."""
+        return {}
+
     def __call__(self, sequences: Sequence[Sequence[int]]) -> np.ndarray:
         """Mean-pooled (unnormalised) last hidden states, shape (len(sequences), hidden);
         padded rows are left out of the mean, as in ``BertEncoder.__call__``."""
@@ -264,7 +377,7 @@ class OnnxBertEncoder:
         ids = np.zeros((batch, width), np.int64)
         for row, seq in enumerate(sequences):
             ids[row, : len(seq)] = seq
-        feeds = {"input_ids": ids}
+        feeds = {"input_ids": ids, **self.extra_feeds(width)}
         if self._mask_input:  # a 0/1 mask (standard-op graph) instead of key lengths
             feeds["attention_mask"] = (np.arange(width)[None, :] < lengths[:, None]).astype(
                 np.int64
@@ -273,3 +386,24 @@ class OnnxBertEncoder:
             feeds["lengths"] = lengths.astype(np.int32)
         (states,) = self.session.run(["last_hidden_state"], feeds)
         return np.asarray(states, dtype=np.float32), lengths
+
+
+class OnnxMPNetEncoder(OnnxBertEncoder):
+    """:class:`~cogmem.embed.mpnet.MPNetEncoder` on ONNX Runtime (a :func:`build_mpnet_onnx`
+    ``model``): the same inputs and outputs; the relative-position buckets of each width are
+    computed once and fed with the batch."""
+
+    def __init__(self, config: dict[str, Any], model: Any, threads: int = 1) -> None:
+        super().__init__({}, config, threads, model=model)
+        first = int(config.get("pad_token_id", 1)) + 1
+        self.max_positions = int(config.get("max_position_embeddings", 514)) - first
+        self.num_buckets = int(config.get("relative_attention_num_buckets", 32))
+        self._buckets: dict[int, np.ndarray] = {}
+
+    def extra_feeds(self, width: int) -> dict[str, np.ndarray]:
+        from cogmem.embed.mpnet import relative_buckets
+
+        buckets = self._buckets.get(width)
+        if buckets is None:
+            buckets = self._buckets[width] = relative_buckets(width, self.num_buckets)
+        return {"buckets": buckets.astype(np.int64)}

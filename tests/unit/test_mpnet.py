@@ -1,14 +1,16 @@
-"""The numpy MPNet encoder against transformers' own MPNetModel, on a small random model
-this test builds (the published weights are checked by their SHA-256 instead)."""
+"""The numpy and ONNX Runtime MPNet encoders against transformers' own MPNetModel, on a small
+random model this test builds (the published weights are checked by their SHA-256 instead)."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cogmem.embed import mpnet as mpnet_mod
 from cogmem.embed.base import EmbedderUnavailable
 from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir, relative_buckets
 from cogmem.embed.threads import BLAS
@@ -75,7 +77,10 @@ def _reference(path: Path, model: object, texts: list[str]) -> np.ndarray:
     return np.stack(out)
 
 
-def test_vectors_match_transformers_mpnet_for_short_and_long_texts(tiny: tuple) -> None:
+@pytest.mark.parametrize("backend", ["numpy", "onnx"])
+def test_vectors_match_transformers_mpnet_for_short_and_long_texts(
+    tiny: tuple, backend: str, tmp_path: Path
+) -> None:
     path, model = tiny
     texts = [
         "hike",
@@ -83,14 +88,65 @@ def test_vectors_match_transformers_mpnet_for_short_and_long_texts(tiny: tuple) 
         " ".join(WORDS * 3),  # 100+ tokens: distances in the logarithmic buckets
         "When did she paint a sunrise?",
     ]
-    ours = MPNetEmbedder(path, verify=False).embed(texts)
+    embedder = MPNetEmbedder(path, verify=False, backend=backend, cache_dir=tmp_path)
+    ours, rows = embedder.embed_with_tokens(texts)
     assert ours.shape == (4, 32)
     np.testing.assert_allclose(ours, _reference(path, model, texts), atol=2e-5)
+    numpy_rows = MPNetEmbedder(path, verify=False, backend="numpy").embed_with_tokens(texts)[1]
+    for a, b in zip(rows, numpy_rows, strict=True):
+        np.testing.assert_allclose(a, b, atol=2e-5)
+
+
+def test_auto_runs_a_small_call_on_onnx_runtime_and_a_large_one_in_numpy(
+    tiny: tuple, tmp_path: Path
+) -> None:
+    source, model = tiny
+    path = tmp_path / "model"  # a folder of its own: the process loads each folder once
+    shutil.copytree(source, path)
+    cache = tmp_path / "cache"
+    embedder = MPNetEmbedder(path, verify=False, backend="auto", cache_dir=cache)
+    onnx = embedder._model.onnx_encoder(path, cache, 1)
+    assert onnx is not None
+    (built,) = list(cache.glob("mpnet-float-*.onnx"))  # built once, in a child
+    calls: list[int] = []
+    token_states = onnx.token_states
+
+    def counted(sequences: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(sequences))
+        return token_states(sequences)
+
+    onnx.token_states = counted
+    try:
+        question = "When did she paint a sunrise?"
+        small = embedder.embed_query(question)
+        assert calls == [1]
+        long_texts = [" ".join(WORDS * 3)] * 8  # > SMALL_CALL_TOKENS: numpy
+        large = embedder.embed(long_texts)
+        assert calls == [1]
+    finally:
+        del onnx.token_states
+    np.testing.assert_allclose(small, _reference(path, model, [question])[0], atol=2e-5)
+    np.testing.assert_allclose(large, _reference(path, model, long_texts), atol=2e-5)
+
+    # another process finds the model in the cache and builds nothing
+    def no_build(*args: object) -> None:
+        raise AssertionError("rebuilt a cached model")
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(mpnet_mod, "build_in_child", no_build)
+        data = mpnet_mod.cached_onnx_bytes(path, cache, embedder._model.weights_sha)
+    assert data == built.read_bytes()
+
+
+def test_a_backend_mpnet_lacks_is_refused_by_name(tiny: tuple) -> None:
+    path, _ = tiny
+    with pytest.raises(EmbedderUnavailable, match="no backend 'onnx-int8'"):
+        MPNetEmbedder(path, verify=False, backend="onnx-int8")
 
 
 def test_a_texts_vector_does_not_depend_on_its_batch(tiny: tuple) -> None:
     path, _ = tiny
-    embedder = MPNetEmbedder(path, verify=False)
+    embedder = MPNetEmbedder(path, verify=False, backend="numpy")
     alone = embedder.embed_query("we camp in the mountains")
     batched = embedder.embed(["book", "we camp in the mountains", " ".join(WORDS)])[1]
     np.testing.assert_allclose(alone, batched, atol=1e-6)
@@ -102,8 +158,8 @@ def test_batches_side_by_side_give_the_vectors_and_rows_of_one_after_another(
     path, model = tiny
     # short and long texts: several batches (a batch closes on wasted padding)
     texts = [" ".join(WORDS[: 1 + (i * 7) % len(WORDS)] * (1 + i % 4)) for i in range(24)]
-    serial = MPNetEmbedder(path, verify=False, workers=1)
-    parallel = MPNetEmbedder(path, verify=False, workers=2)
+    serial = MPNetEmbedder(path, verify=False, workers=1, backend="numpy")
+    parallel = MPNetEmbedder(path, verify=False, workers=2, backend="numpy")
     threads: set[str] = set()
     encoder = parallel._model.encoder
     token_states = encoder.token_states
@@ -130,7 +186,7 @@ def test_batches_side_by_side_give_the_vectors_and_rows_of_one_after_another(
 
 def test_token_rows_leave_out_the_sentence_markers(tiny: tuple) -> None:
     path, _ = tiny
-    embedder = MPNetEmbedder(path, verify=False)
+    embedder = MPNetEmbedder(path, verify=False, backend="numpy")
     vectors, rows = embedder.embed_with_tokens(["She hikes the lake"])
     assert embedder.pieces("She hikes the lake") == ["she", "hike", "##s", "the", "lake"]
     assert rows[0].shape == (5, 32)
@@ -156,3 +212,16 @@ def test_weights_other_than_the_published_ones_are_refused(tiny: tuple) -> None:
 def test_a_folder_without_the_model_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EmbedderUnavailable, match=r"lacks config\.json"):
         check_mpnet_dir(tmp_path)
+
+
+def test_settings_pick_mpnets_backend_and_refuse_int8(tiny: tuple, tmp_path: Path) -> None:
+    from cogmem.config import Settings
+    from cogmem.embed.factory import embedder_identity, make_embedder
+
+    path, _ = tiny
+    base = {"embedder": "mpnet", "embedder_path": str(path), "home": str(tmp_path)}
+    assert embedder_identity(Settings(**base, embed_backend="numpy")) == ("mpnet", 32)
+    with pytest.raises(EmbedderUnavailable, match="no backend 'onnx-int8'"):
+        embedder_identity(Settings(**base, embed_backend="onnx-int8"))
+    with pytest.raises(EmbedderUnavailable, match="no backend 'onnx-int8'"):
+        make_embedder(Settings(**base, embed_backend="onnx-int8"))  # before any loading
