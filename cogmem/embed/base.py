@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -49,6 +49,19 @@ def l2_normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     np.maximum(norms, 1e-12, out=norms)
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+
+def weight_reader(weights: Mapping[str, Any], prefix: str) -> Callable[[str], np.ndarray]:
+    """``key`` → the weight ``prefix + key`` as a contiguous float32 array;
+    EmbedderUnavailable naming the key when the weights lack it."""
+
+    def read(key: str) -> np.ndarray:
+        try:
+            return np.ascontiguousarray(weights[prefix + key], dtype=np.float32)
+        except KeyError as exc:
+            raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+
+    return read
 
 
 def read_json(path: Path) -> dict[str, Any]:

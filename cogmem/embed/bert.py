@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from cogmem.embed.base import EmbedderUnavailable
+from cogmem.embed.base import EmbedderUnavailable, weight_reader
 
 # erf(x) ≈ x·P(x²)/Q(x²) on [-4, 4] (±1 in float32 beyond): the rational approximation
 # Eigen uses for float32 erf; max abs error ≈ 4e-7 against math.erf.
@@ -179,11 +179,7 @@ class BertEncoder:
             else:
                 raise EmbedderUnavailable("weights lack embeddings.word_embeddings.weight")
 
-        def w(key: str) -> np.ndarray:
-            try:
-                return np.asarray(weights[prefix + key], dtype=np.float32)
-            except KeyError as exc:
-                raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+        w = weight_reader(weights, prefix)
 
         def c(a: np.ndarray) -> np.ndarray:
             return np.ascontiguousarray(a, dtype=np.float32)

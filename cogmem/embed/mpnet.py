@@ -39,6 +39,7 @@ from cogmem.embed.base import (
     file_sha256,
     l2_normalise,
     read_json,
+    weight_reader,
 )
 from cogmem.embed.batching import length_batches
 from cogmem.embed.bert import BertEncoder, _Layer, _layer_norm, mean_pool
@@ -118,11 +119,7 @@ class MPNetEncoder(BertEncoder):
         self.buckets = int(config.get("relative_attention_num_buckets", 32))
         prefix = "" if "embeddings.word_embeddings.weight" in weights else "mpnet."
 
-        def w(key: str) -> np.ndarray:
-            try:
-                return np.ascontiguousarray(weights[prefix + key], dtype=np.float32)
-            except KeyError as exc:
-                raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+        w = weight_reader(weights, prefix)
 
         first = int(config.get("pad_token_id", 1)) + 1
         self.word_emb = w("embeddings.word_embeddings.weight")

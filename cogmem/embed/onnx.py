@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from cogmem.embed.base import EmbedderUnavailable
+from cogmem.embed.base import EmbedderUnavailable, weight_reader
 from cogmem.embed.bert import checked_lengths, mean_pool
 
 _OPSET = 17  # LayerNormalization
@@ -131,11 +131,7 @@ def build_bert_onnx(
     if prefix is None:
         raise EmbedderUnavailable("weights lack embeddings.word_embeddings.weight")
 
-    def w(key: str) -> np.ndarray:
-        try:
-            return np.asarray(weights[prefix + key], dtype=np.float32)
-        except KeyError as exc:
-            raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+    w = weight_reader(weights, prefix)
 
     g = _Graph(onnx)
     ids, lengths = "input_ids", "lengths"
@@ -239,11 +235,7 @@ def build_mpnet_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> 
     eps = float(config.get("layer_norm_eps", 1e-5))
     prefix = "" if "embeddings.word_embeddings.weight" in weights else "mpnet."
 
-    def w(key: str) -> np.ndarray:
-        try:
-            return np.asarray(weights[prefix + key], dtype=np.float32)
-        except KeyError as exc:
-            raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
+    w = weight_reader(weights, prefix)
 
     g = _Graph(onnx)
     ids, lengths = "input_ids", "lengths"
