@@ -216,8 +216,8 @@ class _MPNetModel:
                     try:
                         from cogmem.embed.onnx import OnnxMPNetEncoder
 
-                        data = cached_onnx_bytes(model_dir, cache_dir, self.weights_sha)
-                        self._onnx = OnnxMPNetEncoder(self.config, data, threads=threads)
+                        path = cached_onnx_path(model_dir, cache_dir, self.weights_sha)
+                        self._onnx = OnnxMPNetEncoder(self.config, path, threads=threads)
                     except Exception as exc:  # no onnxruntime, a cache that cannot be written
                         log.info("mpnet runs in numpy (%s)", exc)
                     self._onnx_looked = True
@@ -245,8 +245,9 @@ def build_onnx_file(model_dir: Path, dest: Path) -> None:
     write_atomic(dest, model.SerializeToString())
 
 
-def cached_onnx_bytes(model_dir: Path, cache_dir: Path, weights_sha: str) -> bytes:
-    """The float32 ONNX model from ``cache_dir``, built in a child process the first time."""
+def cached_onnx_path(model_dir: Path, cache_dir: Path, weights_sha: str) -> Path:
+    """The float32 ONNX model's file in ``cache_dir``, built in a child process the first
+    time."""
     path = onnx_model_path(cache_dir, weights_sha)
     if not path.is_file():
         build_in_child(
@@ -256,7 +257,7 @@ def cached_onnx_bytes(model_dir: Path, cache_dir: Path, weights_sha: str) -> byt
             path,
             lambda: build_onnx_file(model_dir, path),
         )
-    return path.read_bytes()
+    return path
 
 
 class MPNetEmbedder:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -324,15 +325,18 @@ class OnnxBertEncoder:
         contrib: bool = True,
         model: Any = None,
     ) -> None:
-        """``model``: an already built (or optimised, or quantised) ``onnx.ModelProto`` to
-        run instead of building one from ``weights``."""
+        """``model``: an already built (or optimised, or quantised) ``onnx.ModelProto``, its
+        bytes, or the path of its file, to run instead of building one from ``weights``."""
         _, ort = _import_onnx()
         self.hidden = int(config["hidden_size"])
         self.max_positions = int(config.get("max_position_embeddings", 512))
         self.threads = threads
         if model is None:
             model = build_bert_onnx(weights, config, contrib=contrib)
-        data = model if isinstance(model, bytes) else model.SerializeToString()
+        # a file is read by ORT itself: no copy of its bytes in Python
+        data: Any = str(model) if isinstance(model, (str, Path)) else model
+        if not isinstance(data, (str, bytes)):
+            data = data.SerializeToString()
         del model
         try:
             self.session = ort.InferenceSession(
