@@ -29,7 +29,7 @@ import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +55,6 @@ MAX_TOKENS = 384
 """sentence-transformers' max_seq_length for the model: longer texts are cut there."""
 BATCH_TOKENS = 1 << 13
 """Tokens per batch (padded): bounds the working set of one forward pass."""
-MPNetBackend = Literal["auto", "numpy", "onnx"]
 MPNET_BACKENDS: tuple[str, ...] = ("auto", "numpy", "onnx")
 FLOAT_RECIPE = "mpnet:float32:contrib:v1"
 """How the ONNX model is made (part of its cache key)."""
@@ -201,10 +200,14 @@ class _MPNetModel:
         self.tokenizer.enable_truncation(min(MAX_TOKENS, self.encoder.max_positions))
         self.dimension = self.encoder.hidden
         self.config = config
-        self.weights_sha = PUBLISHED_SHA256 if verify else file_sha256(path / "model.safetensors")
+        self.verified = verify
         self._onnx: Any = None
         self._onnx_looked = False
         self._onnx_lock = threading.Lock()
+
+    def weights_sha(self, model_dir: Path) -> str:
+        """The weights' SHA-256: the published one when they were verified, else hashed."""
+        return PUBLISHED_SHA256 if self.verified else file_sha256(model_dir / "model.safetensors")
 
     def onnx_encoder(self, model_dir: Path, cache_dir: Path, threads: int) -> Any:
         """The ONNX Runtime encoder of the same weights (built once into ``cache_dir``,
@@ -216,7 +219,7 @@ class _MPNetModel:
                     try:
                         from cogmem.embed.onnx import OnnxMPNetEncoder
 
-                        path = cached_onnx_path(model_dir, cache_dir, self.weights_sha)
+                        path = cached_onnx_path(model_dir, cache_dir, self.weights_sha(model_dir))
                         self._onnx = OnnxMPNetEncoder(self.config, path, threads=threads)
                     except Exception as exc:  # no onnxruntime, a cache that cannot be written
                         log.info("mpnet runs in numpy (%s)", exc)

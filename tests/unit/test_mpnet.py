@@ -134,7 +134,7 @@ def test_auto_runs_a_small_call_on_onnx_runtime_and_a_large_one_in_numpy(
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(mpnet_mod, "build_in_child", no_build)
-        again = mpnet_mod.cached_onnx_path(path, cache, embedder._model.weights_sha)
+        again = mpnet_mod.cached_onnx_path(path, cache, embedder._model.weights_sha(path))
     assert again == built
 
 
