@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cogmem.api import Memory  # noqa: E402
+from cogmem.bench.common import percentile  # noqa: E402
 from cogmem.bench.locomo import EvidenceStats, load_questions  # noqa: E402
 from cogmem.ingest import read_file  # noqa: E402
 
@@ -43,11 +44,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--name", default="search_backend")
     return parser.parse_args(argv)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 "backend": b,
                 "searches": len(totals),
                 "p50_ms": statistics.median(totals),
-                "p95_ms": percentile(totals, 0.95),
+                "p95_ms": percentile(totals, 95),
                 "mean_ms": {
                     op: statistics.mean(s.get(op, 0.0) * 1000 for s in seconds[b])
                     for op in operators

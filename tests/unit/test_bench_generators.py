@@ -230,8 +230,11 @@ def test_presentation_helpers() -> None:
     assert common.percentile([3.0, 1.0, 2.0], 50) == 2.0
     argv = ["/x/bin/cogmem", "bench", "planted", "-n", "2"]
     assert common.command_line(argv, env={}) == "cogmem bench planted -n 2"
-    env = {"COGMEM_EMBED_THREADS": "1", "NEO4J_PASSWORD": "secret"}
-    assert common.command_line(argv, env=env) == "COGMEM_EMBED_THREADS=1 cogmem bench planted -n 2"
+    env = {"COGMEM_EMBED_THREADS": "1", "COGMEM_EMBED_BACKEND": "numpy", "NEO4J_PASSWORD": "x"}
+    assert (
+        common.command_line(argv, env=env)
+        == "COGMEM_EMBED_BACKEND=numpy COGMEM_EMBED_THREADS=1 cogmem bench planted -n 2"
+    )
     line = common.machine_line(common.machine_info(None, "minilm", "bolt://x"))
     assert "cores" in line and "Python" in line
 
