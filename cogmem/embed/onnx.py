@@ -19,7 +19,7 @@ graph from a (width × width) bucket input and passed to every ``Attention`` op.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,18 @@ class _Graph:
         )
         self.nodes.append(node)
         return out
+
+
+def _feed_forward(w: Callable[[str], np.ndarray], p: str) -> dict[str, Any]:
+    """The feed-forward weights of layer ``p`` as :func:`_contrib_layer` takes them: named
+    alike in BERT and MPNet."""
+    return {
+        "wi": w(p + "intermediate.dense.weight").T,
+        "bi": w(p + "intermediate.dense.bias"),
+        "wo2": w(p + "output.dense.weight").T,
+        "bo2": w(p + "output.dense.bias"),
+        "ln2": (w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+    }
 
 
 def _contrib_layer(
@@ -184,11 +196,7 @@ def build_bert_onnx(
                 bo=w(p + "attention.output.dense.bias"),
                 ln1=(w(p + "attention.output.LayerNorm.weight"),
                      w(p + "attention.output.LayerNorm.bias")),
-                wi=w(p + "intermediate.dense.weight").T,
-                bi=w(p + "intermediate.dense.bias"),
-                wo2=w(p + "output.dense.weight").T,
-                bo2=w(p + "output.dense.bias"),
-                ln2=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+                **_feed_forward(w, p),
             )  # fmt: skip
             continue
         q, k, v = (g.op("Reshape", dense(x, key), heads_shape) for key in qkv)
@@ -268,11 +276,7 @@ def build_mpnet_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> 
             wo=w(a + "o.weight").T,
             bo=w(a + "o.bias"),
             ln1=(w(p + "attention.LayerNorm.weight"), w(p + "attention.LayerNorm.bias")),
-            wi=w(p + "intermediate.dense.weight").T,
-            bi=w(p + "intermediate.dense.bias"),
-            wo2=w(p + "output.dense.weight").T,
-            bo2=w(p + "output.dense.bias"),
-            ln2=(w(p + "output.LayerNorm.weight"), w(p + "output.LayerNorm.bias")),
+            **_feed_forward(w, p),
         )  # fmt: skip
     helper, tp = onnx.helper, onnx.TensorProto
     g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
