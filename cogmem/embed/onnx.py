@@ -390,20 +390,19 @@ class OnnxBertEncoder:
 
 class OnnxMPNetEncoder(OnnxBertEncoder):
     """:class:`~cogmem.embed.mpnet.MPNetEncoder` on ONNX Runtime (a :func:`build_mpnet_onnx`
-    ``model``): the same inputs and outputs; the relative-position buckets of each width are
-    computed once and fed with the batch."""
+    ``model``): the same inputs and outputs; the relative-position buckets are computed once
+    for the widest batch and each batch gets its corner of them."""
 
     def __init__(self, config: dict[str, Any], model: Any, threads: int = 1) -> None:
         super().__init__({}, config, threads, model=model)
         first = int(config.get("pad_token_id", 1)) + 1
         self.max_positions = int(config.get("max_position_embeddings", 514)) - first
-        self.num_buckets = int(config.get("relative_attention_num_buckets", 32))
-        self._buckets: dict[int, np.ndarray] = {}
-
-    def extra_feeds(self, width: int) -> dict[str, np.ndarray]:
         from cogmem.embed.mpnet import relative_buckets
 
-        buckets = self._buckets.get(width)
-        if buckets is None:
-            buckets = self._buckets[width] = relative_buckets(width, self.num_buckets)
-        return {"buckets": buckets.astype(np.int64)}
+        # a pair's bucket depends only on its distance, so every width's table is the top
+        # left corner of the widest one (2 MiB at 512 positions), computed once
+        buckets = int(config.get("relative_attention_num_buckets", 32))
+        self._buckets = relative_buckets(self.max_positions, buckets).astype(np.int64)
+
+    def extra_feeds(self, width: int) -> dict[str, np.ndarray]:
+        return {"buckets": np.ascontiguousarray(self._buckets[:width, :width])}

@@ -200,6 +200,11 @@ def test_relative_buckets_are_transformers_buckets() -> None:
     relative = pos[None, :] - pos[:, None]
     expected = MPNetEncoder.relative_position_bucket(relative).numpy()
     np.testing.assert_array_equal(relative_buckets(200), expected)
+    # each width's table is the corner of a wider one (the ONNX encoder slices one table)
+    for width in (1, 7, 64, 130):
+        np.testing.assert_array_equal(
+            relative_buckets(200)[:width, :width], relative_buckets(width)
+        )
 
 
 def test_weights_other_than_the_published_ones_are_refused(tiny: tuple) -> None:
