@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
@@ -62,6 +63,15 @@ def weight_reader(weights: Mapping[str, Any], prefix: str) -> Callable[[str], np
             raise EmbedderUnavailable(f"weights lack {prefix + key}") from exc
 
     return read
+
+
+def default_model_cache() -> Path:
+    """Where built models (ONNX, int8) are cached when no folder is given:
+    ``$COGMEM_HOME/models``."""
+    from cogmem.config import default_home
+
+    home = os.environ.get("COGMEM_HOME")
+    return (Path(home).expanduser() if home else default_home()) / "models"
 
 
 def read_json(path: Path) -> dict[str, Any]:

@@ -33,6 +33,7 @@ import numpy as np
 from cogmem.embed.base import (
     EmbedderUnavailable,
     cached_model,
+    default_model_cache,
     file_sha256,
     l2_normalise,
     read_json,
@@ -109,14 +110,6 @@ MINILM_NAMES = frozenset(minilm_name(backend) for backend in MINILM_BACKENDS)
 """Every name a MiniLM store records (``minilm``, ``minilm-int8``: the int8 vectors have
 cosine ≥ 0.988 with the float ones, benchmarks/results/embed_int8.md): the cosine scale the
 ranking weights and consolidation's thresholds were chosen on."""
-
-
-def default_model_cache() -> Path:
-    """Where the int8 model is cached when no folder is given: ``$COGMEM_HOME/models``."""
-    from cogmem.config import default_home
-
-    home = os.environ.get("COGMEM_HOME")
-    return (Path(home).expanduser() if home else default_home()) / "models"
 
 
 def require_onnxruntime() -> Any:

@@ -36,6 +36,7 @@ import numpy as np
 from cogmem.embed.base import (
     EmbedderUnavailable,
     cached_model,
+    default_model_cache,
     file_sha256,
     l2_normalise,
     read_json,
@@ -302,8 +303,6 @@ class MPNetEmbedder:
         """The ONNX Runtime encoder when this call runs there, else None."""
         if self.backend == "numpy" or (self.backend == "auto" and tokens > SMALL_CALL_TOKENS):
             return None
-        from cogmem.embed.minilm import default_model_cache
-
         cache = self.cache_dir if self.cache_dir is not None else default_model_cache()
         workers = self.workers if self.workers > 0 else default_workers()
         return self._model.onnx_encoder(self.model_dir, cache, workers)
@@ -318,10 +317,9 @@ class MPNetEmbedder:
         rows: list[np.ndarray] = [np.zeros((0, self.dimension), np.float32)] * len(ids)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         workers = self.workers if self.workers > 0 else default_workers()
-        parallel = workers > 1 and BLAS.available
         onnx = self._onnx_for(sum(map(len, ids)))
         encoder = self._model.encoder if onnx is None else onnx
-        parallel = parallel and onnx is None  # ORT has threads of its own
+        parallel = onnx is None and workers > 1 and BLAS.available  # ORT has its own threads
         budget = BATCH_TOKENS // workers if parallel else BATCH_TOKENS
         batches = list(length_batches(order, ids, len(ids), budget))
 
