@@ -161,6 +161,11 @@ class GroupVectors:
 
         stale_tokens = bool(self.tokens)  # a rewritten turn's token rows are read again
         for r in rows:
+            if r["embedding"] is None:
+                # deleted while the stream was read (a forget under way: Neo4j reads
+                # committed, so the node's properties go null mid-result); the group's
+                # epoch has moved on, so the next search reads the copy afresh
+                continue
             if stale_tokens:
                 self.tokens.drop(r["id"])
             data = {k: v for k, v in r.items() if k != "embedding"}

@@ -139,6 +139,21 @@ def test_a_row_written_again_replaces_its_vector_without_a_duplicate() -> None:
     assert held[0] == pytest.approx([1.0, 0.0])
 
 
+def test_a_row_deleted_while_it_was_read_is_left_out() -> None:
+    """A forget running beside the copy's read nulls the properties of nodes the stream has
+    yet to return: those rows carry no vector and are skipped, not a ragged matrix."""
+    g = GroupVectors()
+    g.add(
+        [
+            {"id": "a", "type": "Event", "embedding": [1.0, 0.0]},
+            {"id": "b", "type": None, "embedding": None},
+            {"id": "c", "type": "Turn", "embedding": [0.0, 1.0]},
+        ]
+    )
+    assert g.ids == ["a", "c"]
+    assert g.similarity(np.array([0.0, 1.0], np.float32), ["c"]) == pytest.approx([1.0])
+
+
 def test_token_rows_are_kept_until_their_turn_is_written_again() -> None:
     g = GroupVectors()
     g.add(_rows(4))
