@@ -32,6 +32,7 @@ from cogmem.extract.opinion import (
     JUDGED_PERSON,
     OPINION_CUE,
     PRONOUN,
+    hearsay,
     judges,
     verdict_of,
     with_name,
@@ -508,7 +509,10 @@ class HeuristicExtractor:
             or (tense == "future" and FUTURE.search(s) is not None)
             or CANCELLED_CUE.search(s) is not None  # a plan called off is an event too
         )
-        if event_like and not (claim and time is None and not PAST_VERB.search(s)):
+        # an opinion of another person's doing is theirs, not the speaker's event; the Claim
+        # keeps the sentence
+        hearsay_ = claim is not None and hearsay(s, claim[0], speaker)
+        if event_like and not hearsay_ and not (claim and time is None and not PAST_VERB.search(s)):
             emit(RecordType.EVENT, 0.6 if time is not None else 0.5)
         elif FIRST_PERSON_FACT.search(s) and not pref:
             emit(RecordType.FACT, 0.6)

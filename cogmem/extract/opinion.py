@@ -75,3 +75,21 @@ def with_name(content: str, pronoun: str, name: str) -> str:
     if low in ("he's", "she's"):
         return re.sub(rf"\b{re.escape(pronoun)}\b", f"{name} is", content, count=1)
     return re.sub(rf"\b{re.escape(pronoun)}\b", name, content, count=1)
+
+
+FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b", re.IGNORECASE)
+#: Asides that say "us" or "me" without the speaker taking part in anything.
+ASIDE = re.compile(
+    r"\bbetween (?:us|ourselves|you and me)\b|\blet me (?:say|tell you)\b",
+    re.IGNORECASE,
+)
+
+
+def hearsay(s: str, target: str, speaker: str) -> bool:
+    """Whether ``s``, which judges ``target``, tells of the target's doing and not the
+    speaker's: ``target`` is another person and, once the opinion cue is taken out, no first
+    person is left ("I think Bea buying a motorbike on Sunday was a waste" is Bea's Sunday,
+    not the speaker's; "Hey John, last weekend I had a great time" is the speaker's)."""
+    if not target[:1].isupper() or target == speaker:
+        return False
+    return FIRST_PERSON.search(ASIDE.sub(" ", OPINION_CUE.sub(" ", s))) is None

@@ -60,6 +60,38 @@ def test_a_plain_report_is_not_a_claim() -> None:
     assert claims("Alma", "Gunnar ran the Vienna marathon last week.", known=("Gunnar",)) == []
 
 
+def events(speaker: str, text: str) -> list[str]:
+    records = extract(speaker, text, known=("Gunnar",))
+    return [r.subject or "" for r in records if r.type is RecordType.EVENT]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I think Gunnar buying a used motorcycle on Sunday morning was a waste of money.",
+        "Honestly, Gunnar's trip to Rome last month was a brilliant idea.",
+        "If you ask me, Gunnar running the Vienna marathon last week was reckless.",
+        "Between us, I feel like Gunnar quitting his job on Saturday was brave.",
+    ],
+)
+def test_an_opinion_of_anothers_doing_is_no_event_of_the_speaker(text: str) -> None:
+    """Alma judging what Gunnar did is Alma's Claim; the doing is Gunnar's, so no Event of
+    Alma's comes from it (asked what Gunnar did on Sunday, her opinion would answer)."""
+    assert ("Alma", "Gunnar") in claims("Alma", text, known=("Gunnar",))
+    assert events("Alma", text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hey Gunnar, last weekend I had an awesome time at the amusement park.",
+        "I think Gunnar would love it: we went sailing on Sunday morning.",
+    ],
+)
+def test_the_speakers_own_news_beside_a_judged_person_stays_an_event(text: str) -> None:
+    assert events("Alma", text) == ["Alma"]
+
+
 @pytest.mark.parametrize(
     ("sentence", "rewritten"),
     [
