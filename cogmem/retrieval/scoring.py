@@ -214,8 +214,8 @@ class RankWeights(BaseModel):
         all-mpnet-base-v2 on LoCoMo dev, the same weights:
         R@10 82.8 raw, 84.7 pooled, both folds choosing pooled
         (benchmarks/results/tune_fusion_mpnet.md); on the collapse bench's top 1 pooled
-        costs it: 1 of 300 questions misattributed (raw: 0), records first 90.0 → 86.7 %
-        (docs/embedders.md)."""
+        costs it records first 90.0 → 86.7 %; its one misattribution was the extractor's
+        (an Event made of an opinion), gone since (docs/embedders.md)."""
         if embedder is None or embedder in MINILM_NAMES:
             return cls()
         pooled = cls(cosines="pool", late=POOLED_LATE)
