@@ -49,10 +49,16 @@ class Predicate:
     key: str
     evaluative: bool
     generic: bool
+    about: str = ""
+    """What of the target an evaluation judges when not the whole target: "selling" in
+    "selling is sad" (Emre's selling of his piano), so that it neither conflicts with nor
+    replaces a view of Emre or of another of his doings."""
 
     @property
     def dimension(self) -> str:
-        return "is" if self.evaluative else self.key
+        if not self.evaluative:
+            return self.key
+        return f"is:{self.about}" if self.about else "is"
 
 
 def normalise_predicate(predicate: str | None) -> Predicate:
@@ -60,6 +66,9 @@ def normalise_predicate(predicate: str | None) -> Predicate:
     if text in GENERIC_PREDICATES:
         return Predicate(key="", evaluative=False, generic=True)
     words = _PRED_WORD.findall(text)
+    about = ""
+    if len(words) > 2 and words[0] not in COPULAS and words[1] in COPULAS:
+        about, words = words[0], words[1:]  # "selling is sad": an evaluation of a doing
     copula = bool(words) and words[0] in COPULAS
     while words and (words[0] in COPULAS or words[0] in FILLERS):
         words = words[1:]
@@ -68,7 +77,7 @@ def normalise_predicate(predicate: str | None) -> Predicate:
     if not key:
         return Predicate(key="", evaluative=False, generic=True)
     evaluative = copula or (len(kept) == 1 and (kept[0] in POSITIVE or kept[0] in NEGATIVE))
-    return Predicate(key=key, evaluative=evaluative, generic=False)
+    return Predicate(key=key, evaluative=evaluative, generic=False, about=about)
 
 
 def canonical_name(name: str | None) -> str:
@@ -216,7 +225,8 @@ def plan_claims(claims: Sequence[ClaimRow], config: ConsolidationSettings) -> Cl
                     same_key = (
                         not x.predicate.generic
                         and not y.predicate.generic
-                        and x.predicate.key == y.predicate.key
+                        and (x.predicate.about, x.predicate.key)
+                        == (y.predicate.about, y.predicate.key)
                     )
                     similar = (x.predicate.generic or y.predicate.generic) and sims[
                         xi, yi

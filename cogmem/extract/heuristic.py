@@ -33,6 +33,7 @@ from cogmem.extract.opinion import (
     OPINION_CUE,
     PRONOUN,
     hearsay,
+    judged_doing,
     judges,
     verdict_of,
     with_name,
@@ -587,4 +588,7 @@ class HeuristicExtractor:
             predicate = f"is {verdict}"
         else:
             predicate = "opinion"
+        doing = judged_doing(who, s) if who and predicate != "opinion" else None
+        if doing:  # "selling is sad": Emre's selling judged, not Emre
+            predicate = f"{doing} {predicate}"
         return target, sentiment, predicate, via

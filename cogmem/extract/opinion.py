@@ -49,6 +49,36 @@ def judges(who: str, s: str) -> re.Match[str] | None:
     )
 
 
+#: Words after a name that still judge the person ("Marco's being lazy", "Ana getting
+#: so bossy"), not something they did.
+_WHOLE = frozenset("being been getting acting behaving looking seeming sounding".split())
+
+
+def judged_doing(who: str, s: str) -> str | None:
+    """What of ``who`` the sentence judges when it is a doing or a thing of theirs, not the
+    person: "selling" in "I think Emre selling his piano was a mistake", "motorcycle" in
+    "Bea's new motorcycle is a waste"; None when ``who`` is judged as a whole ("Emre is
+    kind", "I find Emre clever")."""
+    w = re.escape(who)
+    if re.search(rf"\b{w}\s+{COPULA}\b|\b(?:find|found|consider)\s+{w}\b", s, re.IGNORECASE):
+        return None
+    m = re.search(rf"\b{w}(?:'s((?:\s+[A-Za-z][\w-]*){{1,3}})|\s+([a-z]\w*ing)\b)", s)
+    if m is None:
+        return None
+    if m.group(2):
+        word = m.group(2).lower()
+        return None if word in _WHOLE else word
+    words = m.group(1).lower().split()
+    if words[0] in _WHOLE:
+        return None
+    phrase: list[str] = []  # "new motorcycle" of "Bea's new motorcycle is …": its head
+    for word in words:
+        if word in STOPWORDS:
+            break
+        phrase.append(word)
+    return phrase[-1] if phrase else None
+
+
 def verdict_of(who: str, s: str) -> str | None:
     """The word that evaluates ``who``: "clever" in "I find Ana rather clever", "lazy" in
     "Ana is so lazy"."""

@@ -1,6 +1,6 @@
-"""Three chats written like a user's own, answered offline without consolidation.
+"""Chats written like a user's own, answered offline without consolidation.
 
-``tests/data/own/*.jsonl`` are three conversations written for this test (not LoCoMo, not
+``tests/data/own/*.jsonl`` are conversations written for this test (not LoCoMo, not
 the first-hour chat): other names, topics and timestamp styles (ISO-8601 with an offset,
 LoCoMo's "7:15 pm on 3 February, 2025", Unix seconds). ``tests/data/own/questions.json``
 holds, per chat, its questions with what the answer must say (``must``, in that order when
@@ -14,7 +14,9 @@ cover the classes a user's chat trips over:
   three days ago"), not the plan ("I need to renew … before the trip"); a question about a
   plan or a date ahead wants the plan;
 - a cancelled plan: "is X still going to …" wants the turn that calls it off;
-- an opinion that changed: the history, old before new.
+- an opinion that changed: the history, old before new;
+- opinions of what another person did ("I think Emre selling his piano was a sad mistake"):
+  views of two doings of one person are two views, neither conflicting with the other.
 
 Each chat is ingested once into its own group through :class:`cogmem.api.Memory` with the
 offline defaults (heuristic extractor, offline embedder, no LLM) and never consolidated.

@@ -296,6 +296,31 @@ def test_same_moment_opposites_conflict_until_a_later_claim_settles_it() -> None
     assert settled.conflicts == plan.conflicts  # the history of the conflict stays
 
 
+def test_views_of_different_doings_neither_conflict_nor_replace() -> None:
+    """ "Emre selling his piano was a sad mistake" and, the same evening, "Emre running the
+    half marathon would be fun" judge two things Emre does, not Emre: both stay current. A
+    later view of the selling replaces the earlier one."""
+    config = ConsolidationSettings()
+    doings = [
+        claim("sell", "a", "b", "selling is sad", -0.7, MAY, "s1", [1.0, 0.0]),
+        claim("run", "a", "b", "running is fun", 0.7, MAY + timedelta(hours=1), "s1", [0.0, 1.0]),
+        claim("whole", "a", "b", "is kind", 0.7, MAY + timedelta(hours=2), "s1", [0.6, 0.8]),
+    ]
+    plan = plan_claims(doings, config)
+    assert plan.status == {"sell": "CURRENT", "run": "CURRENT", "whole": "CURRENT"}
+    assert not plan.conflicts and not plan.supersedes
+    later = claim("sell2", "a", "b", "selling is brave", 0.7, JUNE, "s2", [1.0, 0.0])
+    changed = plan_claims([*doings, later], config)
+    assert changed.status["sell"] == "SUPERSEDED" and changed.supersedes == {("sell2", "sell")}
+
+
+def test_an_evaluation_of_a_doing_names_what_it_judges() -> None:
+    selling = normalise_predicate("selling is sad")
+    assert (selling.about, selling.key, selling.evaluative) == ("selling", "sad", True)
+    assert selling.dimension != normalise_predicate("is sad").dimension
+    assert normalise_predicate("selling was so sad").dimension == selling.dimension
+
+
 def test_outside_the_conflict_window_a_flip_is_an_update() -> None:
     config = ConsolidationSettings(conflict_window_hours=1)
     plan = plan_claims(

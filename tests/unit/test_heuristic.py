@@ -42,6 +42,22 @@ def claims(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[tuple[s
 
 
 @pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("I think Gunnar selling his piano was a sad mistake.", "selling is sad"),
+        ("In my opinion Gunnar's new motorcycle is awful.", "motorcycle is awful"),
+        ("Honestly, I think Gunnar's being lazy.", "is lazy"),
+        ("I think Gunnar is brave.", "is brave"),
+    ],
+)
+def test_an_opinion_of_a_persons_doing_names_the_doing(text: str, predicate: str) -> None:
+    """What is judged (the selling, the motorcycle) leads the predicate, so that views of
+    two doings of one person are two dimensions for reconciliation, not a conflict."""
+    claim = next(r for r in extract("Alma", text, KNOWN) if r.type is RecordType.CLAIM)
+    assert (claim.target, claim.predicate) == ("Gunnar", predicate)
+
+
+@pytest.mark.parametrize(
     ("text", "target"),
     [
         ("If you ask me, Gunnar running the Vienna marathon was reckless.", "Gunnar"),
