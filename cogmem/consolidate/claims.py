@@ -150,8 +150,10 @@ def plan_claims(claims: Sequence[ClaimRow], config: ConsolidationSettings) -> Cl
     compared; never across speakers. Among those, two claims are in one group when
 
     - they are about the same *dimension*: every evaluative claim ("is <adjective>", "is a
-      <noun phrase>": an evaluation of the target as a whole) is one dimension; any other
-      predicate is its own dimension after normalisation; or
+      <noun phrase>": an evaluation of the target as a whole) is one dimension; an
+      evaluation of one doing or thing of the target ("selling is sad": Emre selling his
+      piano) is that doing's dimension; any other predicate is its own dimension after
+      normalisation; or
     - their contents' cosine similarity is at least ``claim_similarity``
 
     (groups are closed transitively). In a group, ordered by ``at``:
