@@ -512,8 +512,8 @@ class HeuristicExtractor:
         )
         # an opinion of another person's doing is theirs, not the speaker's event; the Claim
         # keeps the sentence
-        hearsay_ = claim is not None and hearsay(s, claim[0], speaker)
-        if event_like and not hearsay_ and not (claim and time is None and not PAST_VERB.search(s)):
+        theirs = claim is not None and hearsay(s, claim[0], speaker)
+        if event_like and not theirs and not (claim and time is None and not PAST_VERB.search(s)):
             emit(RecordType.EVENT, 0.6 if time is not None else 0.5)
         elif FIRST_PERSON_FACT.search(s) and not pref:
             emit(RecordType.FACT, 0.6)
