@@ -50,8 +50,8 @@ def judges(who: str, s: str) -> re.Match[str] | None:
 
 
 #: Words after a name that still judge the person ("Marco's being lazy", "Ana getting
-#: so bossy"), not something they did.
-_WHOLE = frozenset("being been getting acting behaving looking seeming sounding".split())
+#: so bossy", "you doing so well"), not something they did.
+_WHOLE = frozenset("being been getting acting behaving looking seeming sounding doing".split())
 
 
 def judged_doing(who: str, s: str) -> str | None:

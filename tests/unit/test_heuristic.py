@@ -47,6 +47,7 @@ def claims(speaker: str, text: str, known: tuple[str, ...] = ()) -> list[tuple[s
         ("I think Gunnar selling his piano was a sad mistake.", "selling is sad"),
         ("In my opinion Gunnar's new motorcycle is awful.", "motorcycle is awful"),
         ("Honestly, I think Gunnar's being lazy.", "is lazy"),
+        ("I think Gunnar doing so well at work is great.", "is great"),
         ("I think Gunnar is brave.", "is brave"),
     ],
 )
