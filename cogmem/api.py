@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from cogmem import forget as forgetting
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
 from cogmem.answer_check import check_answer
 from cogmem.api_checks import LocalTimesError, QuestionError, check_question, valid_group
@@ -23,6 +24,7 @@ from cogmem.consolidate import JOBS, ConsolidationReport, ConsolidationSettings,
 from cogmem.consolidate import consolidate as run_consolidation
 from cogmem.embed import Embedder
 from cogmem.extract import Extractor
+from cogmem.forget import ForgetError, ForgetSummary
 from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
 from cogmem.ingest.ids import conversation_id, turn_id
 from cogmem.ingest.ingestor import KnownVectors, embed_ahead
@@ -572,6 +574,72 @@ class Memory(Inspection):
             about=about.strip() if about and about.strip() else None,
         )
 
+    # -- forgetting turns, a conversation, a span (issue 50; cogmem.forget) ------------
+    def forget_turns(
+        self,
+        turns: Sequence[str],
+        conversation: str | None = None,
+        *,
+        dry_run: bool = False,
+        actor: str | None = None,
+    ) -> ForgetSummary:
+        """Forget turns and exactly what rests on them (:mod:`cogmem.forget`). ``turns``:
+        source ids (LoCoMo ``D1:3``) of ``conversation`` (its source id), or without one node
+        ids or source ids that one conversation holds. Raises :class:`ForgetError` (nothing
+        changed) for an id that names no turn. ``dry_run``: only say what would go."""
+        found = forgetting.resolve_turns(self.store, self.group, turns, conversation)
+        return self._forget_turns("turns", found, dry_run, actor)
+
+    def forget_conversation(
+        self, conversation: str, *, dry_run: bool = False, actor: str | None = None
+    ) -> ForgetSummary:
+        """Forget a whole conversation (source id or node id) and what rests on it."""
+        _, found = forgetting.conversation_turns(self.store, self.group, conversation)
+        return self._forget_turns("conversation", found, dry_run, actor)
+
+    def forget_span(
+        self,
+        start: datetime | str,
+        end: datetime | str,
+        speaker: str | None = None,
+        *,
+        dry_run: bool = False,
+        actor: str | None = None,
+    ) -> ForgetSummary:
+        """Forget the turns said from ``start`` to ``end`` (ISO dates or times, both
+        included; a date is its whole day), by ``speaker`` when given."""
+        found = forgetting.span_turns(self.store, self.group, start, end, speaker)
+        return self._forget_turns("span", found, dry_run, actor)
+
+    def _forget_turns(
+        self,
+        kind: forgetting.Kind,
+        found: list[forgetting.ForgottenTurn],
+        dry_run: bool,
+        actor: str | None,
+    ) -> ForgetSummary:
+        self.ensure_schema()
+        self.clients.live.settle(self.group)  # the turns queued before it are written first
+        config = ConsolidationSettings.for_embedder(self.embedder_identity()[0])
+        summary = forgetting.forget(
+            self.store,
+            self.group,
+            kind,
+            found,
+            embedder=None if dry_run else self.embedder,
+            llm=self.llm,
+            config=config,
+            dry_run=dry_run,
+            actor=actor,
+        )
+        if not dry_run:
+            self._known_vectors.clear()  # no vector of a forgotten text stays in this process
+        return summary
+
+    def forget_log(self) -> list[Row]:
+        """This group's forget audit entries: when, kind, how many turns/records, actor."""
+        return forgetting.audit_entries(self.store, self.group)
+
     def forget(self, batch: int = 5000) -> int:
         """Delete every node and relationship of this group; returns the nodes deleted."""
         total = 0
@@ -590,6 +658,8 @@ class Memory(Inspection):
 __all__ = [
     "Clients",
     "EmbedderMismatch",
+    "ForgetError",
+    "ForgetSummary",
     "LocalTimesError",
     "Memory",
     "QuestionError",

@@ -1,0 +1,559 @@
+"""Forgetting precisely (issue 50): a turn, a conversation or a span of time, and exactly what
+rests on it, so that the group equals one that never ingested those turns.
+
+What goes, in one write transaction (all of it lands, or nothing does):
+
+- the **turns**, with every relationship they have (a node's vector and fulltext entries go
+  with it);
+- the **records that rest on them**: a record whose own turn (``turn_id``: its quote and
+  content are that turn's words) is forgotten, whatever else evidences it; an entity
+  (Person, Concept) when every turn that evidences it is forgotten, except a person who still
+  speaks in a turn that stays: ingest evidences a speaker by their first turn of a
+  conversation, so that person is evidenced by their first turn that stays instead;
+- **consolidated Facts** of every (person, concept) pair that a forgotten event supported:
+  they are deleted and made again from the events that stay by the rule that made them
+  (:func:`cogmem.consolidate.facts.plan_facts`, the memory's thresholds), so a Fact whose
+  support falls below ``min_events`` is gone and one that keeps it is re-dated and re-counted;
+- **claim statuses**: the (speaker, target) pairs of the forgotten claims are reconciled again
+  (:func:`cogmem.consolidate.claims.reconcile_pairs`), so a claim that a forgotten one had
+  SUPERSEDED is CURRENT again; a claim that was CONFLICTING when said only because of a
+  forgotten one was said CURRENT;
+- **plans** (Events, Todos) that a forgotten record had done or called off are open again
+  (their first status), unless a record that stays still does so;
+- **artifact links** (REFERENCES, CAUSES) of the touched conversations are derived again
+  when the group has any (the link job ran on it);
+- the **NEXT chain** is bridged over each gap; sessions and conversations left without turns
+  are deleted; a session's time and a conversation's speakers (unless its source declares
+  them, as LoCoMo does) are read again from the turns that stay;
+- entities that stay are re-dated (``first_at``: their earliest evidence turn) and keep only
+  the aliases that a turn evidencing them still says.
+
+Turn positions keep their values: ``idx`` (and a session's index) of the turns that stay are
+not renumbered, so a gap shows where turns were forgotten, a live chat's next turn still
+follows its last, and a caller's ``T<n>`` ids never collide. The property test therefore
+compares positions by their order, not their value (tests/integration/test_forget.py).
+Rules that count turns between two records (the artifact links' turn windows) count across a
+gap as before the forget.
+
+What stays: records evidenced by a forgotten turn and a kept one (entities, consolidated
+Facts) keep the kept evidence and their words, which are never a forgotten turn's (an
+entity's content is its name; a Fact's is made again). Extraction is not run again: a kept
+turn whose records were read in the light of a forgotten one (a pronoun resolved through a
+name said only there) keeps them as they were extracted.
+
+The search cache's epoch moves in the same transaction, so every search process drops its
+in-process copy of the group. One audit node (``:ForgetAudit``) records when, what kind, how
+many turns, records and facts, and which ``actor`` asked; never what was said. Nothing here
+logs any text.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from datetime import time as dtime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from cogmem.consolidate.base import ConsolidationReport, ConsolidationSettings
+from cogmem.consolidate.claims import canonical_name, reconcile_pairs
+from cogmem.consolidate.edges import by_type, edge_diff, write_rows
+from cogmem.consolidate.facts import describe_span, fact_contents, plan_facts
+from cogmem.consolidate.links import plan_links
+from cogmem.embed import Embedder
+from cogmem.ingest.ids import entity_id, group_key, turn_id
+from cogmem.llm import LLMClient
+from cogmem.models import RecordType
+from cogmem.store import Row, Statements, Store
+from cogmem.temporal.as_of import AsOfError, parse_as_of
+
+Kind = Literal["turns", "conversation", "span"]
+
+
+class ForgetError(ValueError):
+    """A forget that cannot be done as asked (one line; nothing was changed)."""
+
+
+class ForgottenTurn(BaseModel):
+    """A turn a forget removes: its node id, its source id and its conversation's."""
+
+    id: str
+    source_id: str
+    conversation: str
+
+
+class ForgetSummary(BaseModel):
+    """What a forget removed and changed (or would, with ``dry_run``)."""
+
+    group: str
+    kind: Kind
+    dry_run: bool = False
+    turns: list[ForgottenTurn] = Field(default_factory=list)
+    records: dict[str, int] = Field(
+        default_factory=dict, description="records deleted, by type (consolidated Facts apart)"
+    )
+    facts_removed: int = Field(0, description="consolidated Facts deleted to be made again")
+    facts_made: int = Field(0, description="consolidated Facts made again from what stays")
+    claim_pairs: int = Field(0, description="(speaker, target) pairs whose claims were reconciled")
+    claims_changed: dict[str, int] = Field(default_factory=dict)
+    plans_reopened: int = 0
+    links_changed: int = 0
+    next_links: int = Field(0, description="NEXT links that bridge a gap")
+    sessions_removed: int = 0
+    conversations_removed: int = 0
+    audit_id: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def turn_count(self) -> int:
+        return len(self.turns)
+
+    @property
+    def record_count(self) -> int:
+        return sum(self.records.values())
+
+
+@dataclass
+class _Plan:
+    """What a forget of ``turns`` removes and touches, read before anything is written."""
+
+    turns: list[str]
+    gone: list[Row]
+    evidence: list[dict[str, str]]  # {person, turn}: a speaker's first turn that stays
+    touched_entities: list[str]
+    fact_pairs: list[dict[str, str]]
+    pair_facts: list[str]
+    claim_pairs: set[tuple[str, str]]
+    reopen: list[str]
+    conflicted: list[str]
+    next_pairs: list[dict[str, str]]
+    sessions: list[str]
+    conversations: list[str]
+    touched_conversations: list[str] = field(default_factory=list)
+
+    @property
+    def gone_ids(self) -> list[str]:
+        return [r["id"] for r in self.gone]
+
+
+# -- which turns ------------------------------------------------------------------------
+def _turn_rows(rows: Sequence[Row]) -> list[ForgottenTurn]:
+    return [
+        ForgottenTurn(
+            id=r["id"], source_id=str(r["source_id"]), conversation=str(r["conversation"])
+        )
+        for r in rows
+    ]
+
+
+def resolve_turns(
+    store: Store, group: str, ids: Sequence[str], conversation: str | None = None
+) -> list[ForgottenTurn]:
+    """The turns ``ids`` name: source ids (LoCoMo ``D1:3``) of ``conversation`` (its source
+    id) when one is given; otherwise node ids, or source ids that one conversation of the
+    group holds. Raises :class:`ForgetError` for an id that names no turn, or a source id
+    that several conversations hold."""
+    wanted = list(dict.fromkeys(str(i).strip() for i in ids))
+    if not wanted or any(not i for i in wanted):
+        raise ForgetError("no turn id given: name the turns to forget (e.g. --turn D1:3)")
+    if conversation is not None:
+        nodes = {turn_id(group, conversation, sid): sid for sid in wanted}
+        found = store.read("forget/turns_by_id", group=group, ids=sorted(nodes))
+        have = {nodes[r["id"]] for r in found}
+        missing = [sid for sid in wanted if sid not in have]
+        if missing:
+            raise ForgetError(
+                f"no turn {missing[0]!r} in conversation {conversation!r} of group {group!r}: "
+                "nothing was forgotten"
+            )
+        return _turn_rows(found)
+    by_id = store.read("forget/turns_by_id", group=group, ids=wanted)
+    rest = [i for i in wanted if i not in {r["id"] for r in by_id}]
+    by_source = store.read("forget/turns_by_source", group=group, ids=rest) if rest else []
+    for sid in rest:
+        places = sorted({r["conversation"] for r in by_source if r["source_id"] == sid})
+        if not places:
+            raise ForgetError(f"no turn {sid!r} in group {group!r}: nothing was forgotten")
+        if len(places) > 1:
+            raise ForgetError(
+                f"turn id {sid!r} is in {len(places)} conversations of group {group!r} "
+                f"({', '.join(map(repr, places[:3]))}): name one with --conversation"
+            )
+    return _turn_rows([*by_id, *by_source])
+
+
+def conversation_turns(
+    store: Store, group: str, conversation: str
+) -> tuple[str, list[ForgottenTurn]]:
+    """The node id and the turns of ``conversation`` (source id or node id)."""
+    rows = store.read("forget/conversation_turns", group=group, id=conversation)
+    if not rows:
+        raise ForgetError(
+            f"no conversation {conversation!r} in group {group!r}: nothing was forgotten"
+        )
+    if len(rows) > 1:
+        raise ForgetError(f"{conversation!r} names {len(rows)} conversations: give its node id")
+    (row,) = rows
+    turns = [
+        ForgottenTurn(id=t["id"], source_id=str(t["source_id"]), conversation=row["conversation"])
+        for t in row["turns"]
+    ]
+    return str(row["conversation_id"]), turns
+
+
+def span_bound(value: datetime | date | str, end: bool) -> datetime:
+    """A span's start (a day: its first instant) or end (a day: its last instant), UTC."""
+    if isinstance(value, datetime):
+        return parse_as_of(value) or value
+    if isinstance(value, date):
+        day = value
+    else:
+        text = str(value).strip()
+        try:
+            if len(text) == 10:
+                day = date.fromisoformat(text)
+            else:
+                when = parse_as_of(text)
+                assert when is not None
+                return when
+        except (ValueError, AsOfError) as exc:
+            raise ForgetError(
+                f"{'--to' if end else '--from'} {text!r} is not an ISO date or time "
+                "(2024-03-01 or 2024-03-01T18:30:00+01:00)"
+            ) from exc
+    if end:
+        when = parse_as_of(day)
+        assert when is not None
+        return when
+    return datetime.combine(day, dtime.min, tzinfo=UTC)
+
+
+def span_turns(
+    store: Store,
+    group: str,
+    start: datetime | date | str,
+    end: datetime | date | str,
+    speaker: str | None = None,
+) -> list[ForgottenTurn]:
+    """The turns said from ``start`` to ``end`` (both included), by ``speaker`` if given."""
+    lo, hi = span_bound(start, end=False), span_bound(end, end=True)
+    if hi < lo:
+        raise ForgetError(
+            f"the span ends ({hi:%Y-%m-%d %H:%M}) before it starts ({lo:%Y-%m-%d %H:%M})"
+        )
+    who = speaker.strip() if speaker and speaker.strip() else None
+    rows = store.read("forget/span_turns", group=group, start=lo, end=hi, speaker=who)
+    if not rows:
+        by = f" by {who!r}" if who else ""
+        raise ForgetError(
+            f"no turn{by} said between {lo.isoformat()} and {hi.isoformat()} in group "
+            f"{group!r}: nothing was forgotten"
+        )
+    return _turn_rows(rows)
+
+
+# -- what rests on them -----------------------------------------------------------------
+def plan(store: Statements, group: str, turns: Sequence[str]) -> _Plan:
+    """Read what a forget of ``turns`` (node ids) removes and touches."""
+    tids = list(turns)
+    gone = store.read("forget/gone_records", group=group, turns=tids)
+    firsts = store.read("forget/speaker_turns", group=group, turns=tids)
+    evidence = [
+        {"person": entity_id(group, RecordType.PERSON, r["speaker"]), "turn": r["first"]}
+        for r in firsts
+        if r["first"] and r["speaker"]
+    ]
+    keep_persons = {r["person"] for r in evidence}
+    gone = [r for r in gone if not (r["person"] and r["id"] in keep_persons)]
+    gone_ids = {r["id"] for r in gone}
+    touched = [
+        r["id"]
+        for r in store.read("forget/touched_entities", group=group, turns=tids)
+        if r["id"] not in gone_ids
+    ]
+    events = sorted(r["id"] for r in gone if r["event"])
+    fact_pairs = store.read("forget/fact_pairs", group=group, events=events) if events else []
+    pair_facts = (
+        [r["id"] for r in store.read("forget/pair_facts", group=group, pairs=fact_pairs)]
+        if fact_pairs
+        else []
+    )
+    claim_pairs: set[tuple[str, str]] = set()
+    for r in gone:
+        if not r["claim"]:
+            continue
+        sources = [n for n in (*r["source_names"], *r["claim_sources"]) if n]
+        targets = [n for n in (*r["target_names"], *r["claim_targets"]) if n]
+        if sources and targets:
+            s, t = canonical_name(sources[0]), canonical_name(targets[0])
+            if s and t and s != t:
+                claim_pairs.add((s, t))
+    reopen = sorted({b for r in gone for b in r["superseded"]} - gone_ids)
+    conflicted = sorted({b for r in gone for b in r["conflicts"]} - gone_ids)
+    places = store.read("forget/turn_places", group=group, turns=tids)
+    conv_total = {r["conversation_id"]: int(r["conversation_turns"]) for r in places}
+    conv_of = _conversation_of(store, group, tids)
+    n_gone = Counter(conv_of.values())
+    # a conversation that keeps none of its turns has no gap to bridge
+    partial = [
+        t for t in tids if n_gone[conv_of.get(t, "")] < conv_total.get(conv_of.get(t, ""), 0)
+    ]
+    next_pairs = (
+        [
+            {"prev": r["prev"], "next": r["next"]}
+            for r in store.read("forget/next_gaps", group=group, turns=tids, partial=partial)
+        ]
+        if partial
+        else []
+    )
+    kept_convs = sorted(c for c, total in conv_total.items() if n_gone[c] < total)
+    return _Plan(
+        turns=tids,
+        gone=gone,
+        evidence=evidence,
+        touched_entities=touched,
+        fact_pairs=[
+            {"person_id": r["person_id"], "concept_id": r["concept_id"]} for r in fact_pairs
+        ],
+        pair_facts=pair_facts,
+        claim_pairs=claim_pairs,
+        reopen=reopen,
+        conflicted=conflicted,
+        next_pairs=next_pairs,
+        sessions=sorted({r["session_id"] for r in places}),
+        conversations=sorted(conv_total),
+        touched_conversations=kept_convs,
+    )
+
+
+def _conversation_of(store: Statements, group: str, tids: Sequence[str]) -> dict[str, str]:
+    rows = store.read("forget/turn_conversations", group=group, turns=list(tids))
+    return {r["id"]: r["conversation_id"] for r in rows}
+
+
+# -- consolidated Facts made again ------------------------------------------------------
+def remake_facts(
+    store: Statements,
+    group: str,
+    work: _Plan,
+    embedder: Embedder | None,
+    llm: LLMClient | None,
+    config: ConsolidationSettings,
+) -> list[dict[str, Any]]:
+    """The consolidated Facts of the touched pairs, planned afresh from the events that stay
+    (the existing Facts of those pairs are deleted, so ids and wording are what a first
+    consolidation of the remaining events gives)."""
+    if not work.fact_pairs:
+        return []
+    rows = store.read("forget/pair_events", group=group, pairs=work.fact_pairs, gone=work.gone_ids)
+    plans = plan_facts(rows, [], group, config)
+    if not plans:
+        return []
+    if embedder is None:
+        raise ForgetError("making consolidated Facts again needs an embedder")
+    contents = fact_contents(plans, llm, ConsolidationReport(group=group))
+    vectors = embedder.embed([c for c, _ in contents])
+    gkey = group_key(group)
+    out: list[dict[str, Any]] = []
+    for p, (content, method), vec in zip(plans, contents, vectors, strict=True):
+        start = p.events[0].t
+        out.append(
+            {
+                "id": p.id,
+                "person_id": p.person_id,
+                "concept_id": p.concept_id,
+                "event_ids": [e.id for e in p.events],
+                "props": {
+                    "group_key": gkey,
+                    "type": "Fact",
+                    "content": content,
+                    "method": method,
+                    "subject": p.person,
+                    "person_id": p.person_id,
+                    "concept_id": p.concept_id,
+                    "concept": p.concept,
+                    "cluster_seed": p.seed_event,
+                    "support_count": len(p.events),
+                    "occasions": p.occasions,
+                    "time_start": start,
+                    "time_end": max(e.t_end for e in p.events),
+                    "time_text": describe_span(start, p.events[-1].t),
+                    "at": max(e.at for e in p.events),
+                    "confidence": 0.8,
+                    "status": "CURRENT",
+                    "embedding": vec.tolist(),
+                },
+            }
+        )
+    return out
+
+
+# -- the write --------------------------------------------------------------------------
+def _aliases(tx: Statements, group: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Persons whose aliases change: an alias stays while a turn evidencing them says it."""
+    changed = []
+    for row in tx.read("forget/entity_aliases", group=group, ids=list(ids)):
+        texts = [t for t in row["texts"] if t]
+        keep = [
+            a
+            for a in row["aliases"]
+            if any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", t) for t in texts)
+        ]
+        if keep != list(row["aliases"]):
+            changed.append({"id": row["id"], "aliases": keep})
+    return changed
+
+
+def _relink(
+    tx: Statements, group: str, conversations: Sequence[str], config: ConsolidationSettings
+) -> int:
+    """Derive the artifact links of ``conversations`` again; returns edges changed."""
+    if not conversations or not tx.read("forget/has_link_edges", group=group)[0]["linked"]:
+        return 0
+    rows = tx.read(
+        "forget/link_candidates",
+        group=group,
+        types=config.link_types,
+        conversations=list(conversations),
+    )
+    links = plan_links(rows, None, config)
+    wanted = {(a, "REFERENCES", b) for a, b in links.references} | {
+        (a, "CAUSES", b) for a, b in links.causes
+    }
+    owned = {
+        (e["src"], e["type"], e["dst"])
+        for e in tx.read("forget/link_edges", group=group, ids=[r["id"] for r in rows])
+    }
+    create, remove = edge_diff(wanted, owned, owned)
+    props = {("REFERENCES", a, b): p for (a, b), p in links.references.items()}
+    props.update({("CAUSES", a, b): p for (a, b), p in links.causes.items()})
+    write_rows(
+        tx,
+        [
+            (
+                "consolidation/delete_edges",
+                "edges",
+                [{"src": a, "type": t, "dst": b} for a, t, b in remove],
+                {"group_id": group, "job": "link"},
+            ),
+            (
+                "consolidation/merge_edges",
+                "edges",
+                [
+                    {"src": a, "type": t, "dst": b, "props": {"job": "link", **props[(t, a, b)]}}
+                    for a, t, b in create
+                ],
+                {"group_id": group},
+            ),
+        ],
+    )
+    return sum(by_type(create).values()) + sum(by_type(remove).values())
+
+
+def forget(
+    store: Store,
+    group: str,
+    kind: Kind,
+    turns: Sequence[ForgottenTurn],
+    *,
+    embedder: Embedder | None,
+    llm: LLMClient | None = None,
+    config: ConsolidationSettings | None = None,
+    dry_run: bool = False,
+    actor: str | None = None,
+) -> ForgetSummary:
+    """Forget ``turns`` of ``group`` and what rests on them (see the module's docstring); with
+    ``dry_run``, only say what would go."""
+    started = time.perf_counter()
+    config = config or ConsolidationSettings()
+    turns = list({t.id: t for t in turns}.values())
+    summary = ForgetSummary(group=group, kind=kind, dry_run=dry_run, turns=turns)
+    work = plan(store, group, [t.id for t in turns])
+    summary.records = dict(Counter(str(r["type"]) for r in work.gone))
+    summary.facts_removed = len(work.pair_facts)
+    summary.claim_pairs = len(work.claim_pairs)
+    summary.plans_reopened = len(work.reopen)
+    summary.next_links = len(work.next_pairs)
+    if dry_run:
+        summary.seconds = round(time.perf_counter() - started, 4)
+        return summary
+    facts = remake_facts(store, group, work, embedder, llm, config)
+    audit_id = uuid.uuid4().hex
+
+    def write(tx: Statements) -> tuple[dict[str, int], int, int, int]:
+        (bump,) = tx.write("forget/bump_vectors", group=group)
+        vseq = int(bump["vseq"])
+        tx.write("forget/delete_records", group=group, ids=[*work.gone_ids, *work.pair_facts])
+        tx.write("forget/delete_turns", group=group, ids=work.turns)
+        tx.write("forget/link_gaps", group=group, pairs=work.next_pairs, vseq=vseq)
+        (dropped,) = tx.write(
+            "forget/drop_empty",
+            group=group,
+            sessions=work.sessions,
+            conversations=work.conversations,
+        )
+        tx.write(
+            "forget/refresh_places",
+            group=group,
+            sessions=work.sessions,
+            conversations=work.touched_conversations,
+        )
+        tx.write("forget/evidence_speakers", group=group, rows=work.evidence)
+        tx.write(
+            "forget/prune_entity_edges",
+            group=group,
+            gone=work.gone_ids,
+            concepts=sorted({c for r in work.gone for c in r["concepts"]}),
+            persons=work.touched_entities,
+        )
+        entities = sorted(set(work.touched_entities) | {r["person"] for r in work.evidence})
+        aliases = _aliases(tx, group, entities)
+        tx.write("forget/refresh_entities", group=group, ids=entities, aliases=aliases, vseq=vseq)
+        tx.write("forget/restore_plans", group=group, ids=work.reopen, vseq=vseq)
+        write_rows(
+            tx,
+            [
+                (
+                    "consolidation/merge_consolidated_facts",
+                    "facts",
+                    facts,
+                    {"group_id": group},
+                )
+            ],
+        )
+        report = reconcile_pairs(tx, group, work.claim_pairs, config)
+        tx.write("forget/settle_first_status", group=group, ids=work.conflicted, vseq=vseq)
+        links = _relink(tx, group, work.touched_conversations, config)
+        tx.write(
+            "forget/audit",
+            id=audit_id,
+            group=group,
+            kind=kind,
+            turns=len(work.turns),
+            records=len(work.gone),
+            facts=len(work.pair_facts),
+            actor=actor,
+        )
+        changed = {k: v for k, v in report.claims_changed.items() if v}
+        return changed, links, int(dropped["sessions"]), int(dropped["conversations"])
+
+    changed, links, sessions, conversations = store.transaction(write)
+    summary.facts_made = len(facts)
+    summary.claims_changed = changed
+    summary.links_changed = links
+    summary.sessions_removed = sessions
+    summary.conversations_removed = conversations
+    summary.audit_id = audit_id
+    summary.seconds = round(time.perf_counter() - started, 4)
+    return summary
+
+
+def audit_entries(store: Store, group: str) -> list[Row]:
+    """The group's forget audit entries, oldest first (when, kind, counts, actor)."""
+    return store.read("forget/audit_entries", group=group)
