@@ -24,7 +24,6 @@ what tuning overfits. The groups are deleted afterwards unless ``--keep``.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -41,6 +40,15 @@ from cogmem.bench.common import (
     now_iso,
     write_results,
 )
+from cogmem.bench.grid import (
+    Setting,
+    Value,
+    label,
+    parse_axis,
+    settings_of,
+    weights_for,
+    with_current,
+)
 from cogmem.bench.locomo import EvidenceStats, Question, Scores, load_questions, score
 from cogmem.ingest import read_file
 from cogmem.models import Conversation
@@ -55,8 +63,6 @@ CATEGORIES = {1, 2, 3, 4}
 """LoCoMo's answerable categories (5, adversarial, has no evidence to find)."""
 MULTI_HOP = 1
 
-Value = float | str
-Setting = dict[str, Value]
 Ranking = list[tuple[Question, list[str]]]
 
 GRIDS: dict[str, dict[str, tuple[Value, ...]]] = {
@@ -69,80 +75,6 @@ GRIDS: dict[str, dict[str, tuple[Value, ...]]] = {
     # the vector signals against BM25; 9 settings
     "vectors": {"turn_vector": (0.8, 0.6, 1.0), "record_vector": (0.5, 0.3, 0.7)},
 }
-
-
-# -- settings ---------------------------------------------------------------------------
-def parse_axis(text: str) -> tuple[str, tuple[Value, ...]]:
-    """``name=v1,v2,…`` → (name, values); a value that is not a number stays a word
-    (``cosines=raw,pool``)."""
-    name, _, values = text.partition("=")
-    if not name or not values:
-        raise argparse.ArgumentTypeError(f"expected NAME=V1,V2,…, got {text!r}")
-    return name.strip(), tuple(_value(v.strip()) for v in values.split(","))
-
-
-def _value(text: str) -> Value:
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def settings_of(grid: dict[str, tuple[Value, ...]]) -> list[Setting]:
-    names = list(grid)
-    return [dict(zip(names, values, strict=True)) for values in itertools.product(*grid.values())]
-
-
-VECTOR_WEIGHTS = ("turn_vector", "record_vector", "graph")
-"""The weights that the ``vectors`` axis multiplies, per-intent overrides included."""
-
-
-def weights_for(setting: Setting, base: RankWeights | None = None) -> RankWeights:
-    """``base`` (the current weights) with the setting's values; ``intent.field`` sets a
-    per-intent override; ``vectors=F`` multiplies every vector weight (:data:`VECTOR_WEIGHTS`,
-    overrides included) by F, after the other values are set."""
-    base = base or RankWeights()
-    fields = set(RankWeights.model_fields) - {"by_intent"}
-    top: dict[str, Any] = {}
-    by_intent = {intent: dict(over) for intent, over in base.by_intent.items()}
-    factor = 1.0
-    for key, value in setting.items():
-        intent, _, name = key.rpartition(".")
-        if name == "vectors" and not intent:
-            factor = float(value)
-            continue
-        if name not in fields:
-            raise SystemExit(f"unknown weight {name!r} (known: {', '.join(sorted(fields))})")
-        if intent:
-            by_intent.setdefault(intent, {})[name] = float(value)
-        else:
-            top[name] = int(value) if name in ("pool", "ground") else value
-    merged = {**base.model_dump(), **top}
-    if factor != 1.0:
-        for name in VECTOR_WEIGHTS:
-            merged[name] = merged[name] * factor
-        for over in by_intent.values():
-            for name in VECTOR_WEIGHTS:
-                if name in over:
-                    over[name] = over[name] * factor
-    return RankWeights.model_validate({**merged, "by_intent": by_intent})
-
-
-def label(setting: Setting) -> str:
-    return (
-        " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in setting.items())
-        or "current weights"
-    )
-
-
-def with_current(settings: list[Setting], base: RankWeights) -> tuple[list[Setting], int]:
-    """The settings, with the current weights (``base``) added first unless the grid holds
-    them, and the index of the current weights."""
-    current = base.model_dump()
-    for i, setting in enumerate(settings):
-        if weights_for(setting, base).model_dump() == current:
-            return settings, i
-    return [{}, *settings], 0
 
 
 # -- figures ----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from cogmem.config import ConfigError, Settings
 from cogmem.embed import Embedder, embedder_identity, make_embedder
 from cogmem.extract import Extractor, HeuristicExtractor
-from cogmem.live import LiveQueue
+from cogmem.live import LiveQueue, Outbox
 from cogmem.retrieval.router import LLMRouter, Router, RuleRouter
 from cogmem.store import Store
 
@@ -130,6 +130,8 @@ class Clients:
         self._closed = False
         #: the writer of queued live turns (:meth:`cogmem.api.Memory.queue_turn`)
         self.live = LiveQueue()
+        #: the name and heartbeat under which these clients hold outbox entries
+        self.outbox = Outbox()
         slots = settings.search_concurrency or max(2, os.cpu_count() or 1)
         #: taken by each search (see ``Settings.search_concurrency``)
         self.search_slots = FairSlots(slots)
@@ -197,6 +199,7 @@ class Clients:
             if self._closed:
                 return
             self._closed = True
+            self.outbox.close()  # before the driver: it removes its heartbeat
             if self._owns_llm and self._llm is not None:
                 self._llm.close()
             if self._owns_store:

@@ -15,7 +15,24 @@ and the end of the interpreter wait for the queue; a crash loses what was queued
 yet written (:meth:`~cogmem.api.Memory.turns` shows which were written: send the rest again)
 — unless it was queued with ``durable=True``: then its raw turn is stored first, in an
 outbox entry (:func:`store_pending`) that the turn's own write deletes in its transaction,
-and :meth:`~cogmem.api.Memory.resume_pending` (a server at start) writes what a crash left.
+and :meth:`~cogmem.api.Memory.resume_pending` (a server at start, then every few seconds)
+writes what a crash left.
+
+Exactly once: every outbox entry names the writer that holds it (:class:`Outbox`, one per
+:class:`~cogmem.clients.Clients`), and that writer beats a heartbeat in the database while it
+holds entries. Another writer takes an entry only once its holder's beat is older than the
+lease (:data:`LEASE_S`), or at once when the holder's process is gone from this host (a
+server killed and restarted), and the turn's write deletes the entry
+only if its writer still holds it, in the same transaction, or is abandoned: two writers can
+both try a turn, one of them writes it.
+
+Ids: a turn sent without an id gets ``@<index>`` (``@0``, ``@1``, …); a client's id may not
+start with ``@`` (:func:`check_client_id`), so the two can never be equal. A turn's write runs under its
+conversation's append lock and checks that the conversation's last turn is still the one it
+was planned after and that no turn holds its id, else it is planned again
+(:class:`AppendConflict`): one chain per conversation, and no write replaces a turn it did not
+create. A client id sent again with another speaker or text is refused
+(:class:`TurnIdConflict`).
 
 Failures: a write that fails (the server gone past the driver's retries) fails that turn's
 future; :meth:`LiveQueue.flush` raises :class:`LiveWriteError` for the first failure since
@@ -25,6 +42,8 @@ the last flush, and the failure is logged when it happens.
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
 import uuid
@@ -73,19 +92,159 @@ def live_turn(
     )
 
 
+GENERATED_PREFIX = "@"
+"""Ids cogmem gives turns sent without one start with it (``@<index>``); a client's may not."""
+
+
+def generated_id(index: int) -> str:
+    """The id of a live turn sent without one: ``@<its index in the conversation>``."""
+    return f"{GENERATED_PREFIX}{index}"
+
+
+class TurnIdError(ValueError):
+    """A client's turn id that cogmem keeps for its own ids."""
+
+
+class TurnIdConflict(ValueError):
+    """A client's turn id sent again with another speaker or text (HTTP 409)."""
+
+
+def check_client_id(source_id: str | None) -> None:
+    """Refuse a client's turn id that starts as cogmem's own ids do (``@7``), is blank, or
+    has spaces or control characters, with a one-line :class:`TurnIdError`."""
+    if source_id is None:
+        return
+    if not isinstance(source_id, str) or not source_id.strip():
+        raise TurnIdError("the turn's id is empty: leave it out, or give a non-blank id")
+    if any(c.isspace() or not c.isprintable() for c in source_id):
+        raise TurnIdError("the turn's id must have no spaces or control characters")
+    if source_id.startswith(GENERATED_PREFIX):
+        raise TurnIdError(
+            f"turn ids starting with {GENERATED_PREFIX!r} are the ones cogmem gives turns "
+            "sent without an id: choose another"
+        )
+
+
+def check_same_turn(source_id: str, turn: Turn, speaker: str | None, text: str | None) -> None:
+    """Raise :class:`TurnIdConflict` unless the turn stored (or queued) under the client id
+    ``source_id`` has ``turn``'s speaker and text: a resend, not another turn."""
+    if (speaker, text) != (turn.speaker, turn.text):
+        raise TurnIdConflict(
+            f"turn id {source_id!r} is taken by another turn of this conversation (another "
+            "speaker or text): send the same turn again, or give this one a new id"
+        )
+
+
+class AppendConflict(RuntimeError):
+    """A live turn's write found its conversation changed since its append was planned
+    (another writer appended, or stored this turn): the transaction is abandoned."""
+
+
+class TakenElsewhere(RuntimeError):
+    """A stored live turn's outbox entry was gone or held by another writer when its write
+    came to delete it: another writer wrote it (or is writing it); this write is abandoned."""
+
+
+LEASE_S = float(os.environ.get("COGMEM_OUTBOX_LEASE_S", "30"))
+"""How long a writer's heartbeat lasts: past it, the outbox entries it held may be taken by
+another writer (a process killed mid-write loses them after this long)."""
+
+
+class Outbox:
+    """One writer of outbox entries: its name (``owner``), and the heartbeat that keeps the
+    entries it holds its own (:data:`LEASE_S`), beaten by a daemon thread every third of
+    the lease from the first entry it stores or claims until :meth:`close`."""
+
+    def __init__(self, lease_s: float = LEASE_S, host: str | None = None) -> None:
+        self.owner = uuid.uuid4().hex
+        self.lease_s = lease_s
+        self.host = host or socket.gethostname()
+        self.pid = os.getpid()
+        self._store: Store | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def beat(self, store: Store) -> None:
+        """Beat now, and keep beating in the background (first call starts the thread)."""
+        self._beat(store)
+        with self._lock:
+            if self._thread is None and not self._stop.is_set():
+                self._store = store
+                self._thread = threading.Thread(
+                    target=self._run, name="cogmem-outbox-beat", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.lease_s / 3):
+            store = self._store
+            if store is None:
+                return
+            try:
+                self._beat(store)
+            except Exception as exc:  # the next beat tries again; the lease covers a miss
+                log.warning("outbox heartbeat failed: %s", exc)
+
+    def _beat(self, store: Store) -> None:
+        store.write("live/writer_beat", owner=self.owner, host=self.host, pid=self.pid)
+
+    def gone(self, host: str | None, pid: int | None) -> bool:
+        """Whether a writer that beat from ``host`` as process ``pid`` has stopped, as far
+        as this host can tell: only a process of this host can be looked up."""
+        if host != self.host or pid is None:
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # alive, another user's
+            return False
+        return False
+
+    def close(self) -> None:
+        """Stop beating and remove the heartbeat: what this writer still holds is free."""
+        self._stop.set()
+        with self._lock:
+            thread, store = self._thread, self._store
+        if thread is not None:
+            thread.join(timeout=2)
+        if store is not None:
+            try:
+                store.write("live/writer_gone", owner=self.owner)
+            except Exception as exc:  # the lease frees its entries in time all the same
+                log.warning("outbox heartbeat not removed: %s", exc)
+
+
 class Pending:
     """What :func:`store_pending` found: the turn written already, or queued already (a
-    turn sent again with its id), else its new outbox entry ``key``."""
+    turn sent again with its id), else its new outbox entry ``key``; ``speaker`` and
+    ``text``: those of the turn found under the id."""
 
-    def __init__(self, key: str, written: bool, queued: bool) -> None:
+    def __init__(
+        self,
+        key: str,
+        written: bool,
+        queued: bool,
+        speaker: str | None = None,
+        text: str | None = None,
+    ) -> None:
         self.key, self.written, self.queued = key, written, queued
+        self.speaker, self.text = speaker, text
 
 
 def store_pending(
-    store: Store, group: str, turn: Turn, source_id: str | None, tid: str | None
+    store: Store,
+    group: str,
+    turn: Turn,
+    source_id: str | None,
+    tid: str | None,
+    outbox: Outbox,
 ) -> Pending:
-    """Store the raw turn in its outbox entry (one small write) unless the turn ``tid``
-    (its node id, from the client's ``source_id``) is written or queued already."""
+    """Store the raw turn in its outbox entry (one small write), held by ``outbox``,
+    unless the turn ``tid`` (its node id, from the client's ``source_id``) is written or
+    queued already."""
+    outbox.beat(store)
     key = f"pending:{group}:{tid or uuid.uuid4().hex}"
     (row,) = store.write(
         "live/store_pending",
@@ -99,19 +258,44 @@ def store_pending(
         at=turn.at,
         source_id=source_id,
         queued_ns=time.time_ns(),
+        owner=outbox.owner,
     )
-    return Pending(key, bool(row["written"]), bool(row["pending"]))
+    return Pending(key, bool(row["written"]), bool(row["pending"]), row["speaker"], row["text"])
 
 
-def pending_turns(store: Store, group: str) -> list[tuple[str, Turn, str | None]]:
-    """The outbox entries of ``group``, oldest first: (key, the turn, its client id)."""
+def _pending_rows(rows: list[dict[str, Any]]) -> list[tuple[str, Turn, str | None]]:
     found = []
-    for row in store.read("live/pending_turns", group=group):
+    for row in rows:
         turn = live_turn(
             row["speaker"], row["text"], row["at"], row["conversation"], row["session"]
         )
         found.append((str(row["key"]), turn, row["source_id"]))
     return found
+
+
+def pending_turns(store: Store, group: str) -> list[tuple[str, Turn, str | None]]:
+    """The outbox entries of ``group``, oldest first: (key, the turn, its client id)."""
+    return _pending_rows(store.read("live/pending_turns", group=group))
+
+
+def claim_pending(store: Store, group: str, outbox: Outbox) -> list[tuple[str, Turn, str | None]]:
+    """Take the outbox entries of ``group`` that no live writer holds (their holder's beat
+    older than the lease or gone, or its process gone from this host), for ``outbox``;
+    oldest first."""
+    outbox.beat(store)
+    free = [
+        str(row["owner"])
+        for row in store.read("live/pending_writers", group=group)
+        if row["owner"] != outbox.owner and outbox.gone(row["host"], row["pid"])
+    ]
+    rows = store.write(
+        "live/claim_pending",
+        group=group,
+        owner=outbox.owner,
+        free=free,
+        lease_ms=int(outbox.lease_s * 1000),
+    )
+    return _pending_rows(rows)
 
 
 class LiveWriteError(RuntimeError):
@@ -219,10 +403,21 @@ class LiveQueue:
 
 
 __all__ = [
+    "GENERATED_PREFIX",
+    "LEASE_S",
     "MAX_QUEUED",
+    "AppendConflict",
     "LiveQueue",
     "LiveWriteError",
+    "Outbox",
     "Pending",
+    "TakenElsewhere",
+    "TurnIdConflict",
+    "TurnIdError",
+    "check_client_id",
+    "check_same_turn",
+    "claim_pending",
+    "generated_id",
     "live_turn",
     "pending_turns",
     "store_pending",

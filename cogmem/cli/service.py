@@ -103,9 +103,18 @@ def _need_extra() -> None:
 
 
 def _service(
-    mem: Memory, workers: int, timeout: float, max_body: int, forget: bool, read_timeout: float
+    mem: Memory,
+    workers: int,
+    timeout: float,
+    max_body: int,
+    forget: bool,
+    read_timeout: float,
+    groups: list[str] | None,
 ) -> Service:
+    """The service over ``mem``; it writes the stored live turns of ``groups`` (None: of
+    every group, a server with tokens) that stopped writers left, now and every few seconds."""
     from cogmem.api import StoreError
+    from cogmem.live import LEASE_S
     from cogmem.service.core import Limits, Service
 
     limits = Limits(
@@ -113,12 +122,13 @@ def _service(
     )
     service = Service(mem, limits, allow_forget=forget)
     try:  # the turns a stopped server had answered 202 and not written yet
-        service.resume_pending()
+        service.resume_pending(groups)
     except StoreError as exc:
         err.print(
-            "[yellow]warning:[/] stored live turns not resumed (restart once Neo4j is up): "
-            + escape(str(exc))
+            "[yellow]warning:[/] stored live turns not resumed yet (tried again every few "
+            "seconds): " + escape(str(exc))
         )
+    service.keep_resuming(groups, every_s=max(1.0, LEASE_S / 3))
     return service
 
 
@@ -159,7 +169,8 @@ def mcp(
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     with open_memory(ctx, group) as mem:
-        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout)
+        scope = None if http and not no_auth else [mem.group]  # tokens: any group
+        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout, scope)
         if not http:
             run_stdio(service, Grant(group=mem.group, read_only=read_only))
             return
@@ -204,7 +215,8 @@ def serve(
     check_port(host, port)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     with open_memory(ctx, group) as mem:
-        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout)
+        scope = [mem.group] if no_auth else None  # tokens: any group
+        service = _service(mem, workers, timeout, max_body, allow_forget, read_timeout, scope)
         app = create_app(
             service,
             auth=not no_auth,

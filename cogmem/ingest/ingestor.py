@@ -85,6 +85,22 @@ class KnownVectors:
             self.texts.clear()
 
 
+class WriteGuard:
+    """Statements that frame a live turn's write transaction, with checks that abandon it:
+    ``before`` runs first and ``check_before`` reads its rows (raising ends the transaction
+    with nothing written); ``after`` runs last and ``check_after`` reads its rows."""
+
+    def __init__(
+        self,
+        before: Sequence[Step] = (),
+        check_before: Callable[[list[list[Row]]], None] | None = None,
+        after: Sequence[Step] = (),
+        check_after: Callable[[list[list[Row]]], None] | None = None,
+    ) -> None:
+        self.before, self.after = list(before), list(after)
+        self.check_before, self.check_after = check_before, check_after
+
+
 class IngestSummary(BaseModel):
     """What an ingest did, for the CLI summary and for scripts."""
 
@@ -232,11 +248,11 @@ class Ingestor:
         known: ExtractionContext | None = None,
         persons: Sequence[Row] | None = None,
         conversation_stored: bool = False,
-        then: Sequence[Step] = (),
+        guard: WriteGuard | None = None,
     ) -> None:
         """``conversation_stored``: the Conversation node exists, complete, with these
         speakers, so its own statements are left out (a live turn's common case);
-        ``then``: statements written in the last batch's transaction."""
+        ``guard``: statements and checks around the last batch's transaction."""
         builder = GraphBuilder(self.group, conversation)
         ctx = seed_context(self.store, self.group, speakers_of(conversation), known, persons)
         speaker_first: dict[str, str] = {}
@@ -280,8 +296,7 @@ class Ingestor:
                     steps.insert(0, opening)
                 if n == len(batches) - 1 and not conversation_stored:
                     steps.append(closing)
-                if n == len(batches) - 1:
-                    steps.extend(then)
+                last_guard = guard if n == len(batches) - 1 else None
                 if pending is not None:
                     wait_started = time.perf_counter()
                     pending.result()
@@ -289,7 +304,9 @@ class Ingestor:
                     if progress is not None:
                         progress(self.batch_size)
                 pairs = touched_pairs(r for rs in extractions for r in rs)
-                pending = writer.submit(self._write_batch, steps, pairs, rows.records)
+                pending = writer.submit(
+                    self._write_batch, steps, pairs, rows.records, last_guard
+                )
                 previous = rows.turns[-1]["id"]
                 summary.turns += len(batch)
                 summary.turn_ids += [t["id"] for t in rows.turns]
@@ -309,13 +326,19 @@ class Ingestor:
         steps: list[Step],
         pairs: set[tuple[str, str]],
         records: list[dict[str, Any]],
+        guard: WriteGuard | None = None,
     ) -> None:
         """One batch in one transaction; the claims of the (speaker, target) pairs it
         touched are reconciled in it, reading what it wrote. A record left without a vector
-        (an entity the cache wrongly took for stored) is embedded in the transaction."""
+        (an entity the cache wrongly took for stored) is embedded in the transaction.
+        ``guard``'s statements run first and last, and its checks may abandon it all."""
         by_id = {r["id"]: r for r in records}
 
         def work(tx: Statements) -> None:
+            if guard is not None and guard.before:
+                framed = tx.write_many(guard.before)
+                if guard.check_before is not None:
+                    guard.check_before(framed)
             results = tx.write_many(steps)
             written = next(
                 res
@@ -334,6 +357,10 @@ class Ingestor:
                     ],
                 )
             reconcile_pairs(tx, self.group, pairs, self.reconcile_settings)
+            if guard is not None and guard.after:
+                closing = tx.write_many(guard.after)
+                if guard.check_after is not None:
+                    guard.check_after(closing)
 
         self.store.transaction(work)
         self.cache.committed({r["id"] for r in records if r["label"] in _ENTITY_LABELS})
@@ -345,10 +372,10 @@ class Ingestor:
         persons: Sequence[Row] | None = None,
         conversation_stored: bool = False,
         ahead: dict[str, Future[Embedded]] | None = None,
-        then: Sequence[Step] = (),
+        guard: WriteGuard | None = None,
     ) -> IngestSummary:
         """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat);
-        ``then``: statements written in the same transaction as its last turns.
+        ``guard``: statements and checks around the transaction of its last turns.
         ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
         has read them already; ``conversation_stored``: see :meth:`_conversation`;
         ``ahead``: turn texts whose vectors are already being computed
@@ -366,7 +393,7 @@ class Ingestor:
             known=discover_persons([conversation]),
             persons=persons,
             conversation_stored=conversation_stored,
-            then=then,
+            guard=guard,
         )
         summary.conversations = 1
         summary.nodes = dict(Counter(self._written.values()))

@@ -1,4 +1,8 @@
-"""The LoCoMo format: ``locomo10.json`` samples (see :mod:`cogmem.ingest.readers`)."""
+"""The LoCoMo format: ``locomo10.json`` samples (see :mod:`cogmem.ingest.readers`).
+
+A turn is said at its own ``timestamp`` where it has one (REALTALK's files in this layout
+carry each message's time; a session there often runs past midnight), else at its
+session's ``session_N_date_time``."""
 
 from __future__ import annotations
 
@@ -50,6 +54,7 @@ def read_locomo(reader: Reader, doc: Any) -> list[Conversation]:
             for i, raw_turn in enumerate(turns):
                 tloc = sloc.item(i)
                 turn = reader.obj(raw_turn, tloc, "a turn object")
+                own_at, _ = reader.when(turn, "timestamp", tloc)
                 speaker = reader.speaker(turn, "speaker", tloc)
                 source_id = reader.ident(turn, "dia_id", tloc, required=True)
                 assert source_id is not None
@@ -61,7 +66,7 @@ def read_locomo(reader: Reader, doc: Any) -> list[Conversation]:
                     source_id=source_id,
                     speaker=speaker,
                     text=reader.string(turn, "text", tloc),
-                    at=at,
+                    at=own_at or at,
                     date_text=date_text,
                     caption=reader.caption(turn, "blip_caption", tloc),
                 )

@@ -63,12 +63,15 @@ def _temporal_parser() -> Callable[[str], datetime | None] | None:
     return parse_session_date
 
 
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+def _zoned(value: datetime) -> datetime:
+    """Naive means UTC; an aware time keeps its own offset: the speaker's local day (what
+    "yesterday" and "last night" count from) is the offset's, and the instant is the same."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None or value.utcoffset() is None else value
 
 
 def parse_when(text: str) -> datetime | None:
-    """A LoCoMo date ("1:56 pm on 8 May, 2023") or ISO-8601 string → aware UTC, else None."""
+    """A LoCoMo date ("1:56 pm on 8 May, 2023") or ISO-8601 string → an aware datetime, else
+    None: UTC when the text names no offset, else at the offset it names."""
     s = text.strip()
     if not s:
         return None
@@ -79,10 +82,10 @@ def parse_when(text: str) -> datetime | None:
         except Exception:
             got = None
         if isinstance(got, datetime):
-            return _utc(got)
+            return _zoned(got)
     for attempt in (lambda: datetime.strptime(s, _LOCOMO_DATE), lambda: datetime.fromisoformat(s)):
         try:
-            return _utc(attempt())
+            return _zoned(attempt())
         except (ValueError, OverflowError):
             continue
     return None
@@ -321,7 +324,8 @@ class Reader:
         return value if value.strip() else None
 
     def when(self, obj: dict[str, Any], name: str, loc: Loc) -> tuple[datetime | None, str | None]:
-        """An optional date/time field: (aware UTC datetime, raw string)."""
+        """An optional date/time field: (aware datetime, raw string); a naive time is UTC, a
+        time with an offset keeps it, a Unix time is UTC."""
         value = obj.get(name)
         if value is None:
             return None, None

@@ -8,8 +8,9 @@ Formats (``read_conversations(path, fmt)``; ``fmt="auto"`` sniffs, see :func:`de
     of turns with ``speaker``, ``dia_id``, ``text``, optional ``blip_caption``, and
     ``session_N_date_time``). Sessions are ordered by N as a number (10 after 9);
     ``Turn.session = str(N)``, ``session_index = N``, ``source_id = dia_id``,
-    ``caption = blip_caption``, ``session_date_text`` = the raw date string. All turns of a
-    session share the session's datetime exactly: no seconds are invented, order is ``index``.
+    ``caption = blip_caption``, ``session_date_text`` = the raw date string. A turn with its
+    own ``timestamp`` (REALTALK in this layout) is said then; the others share the session's
+    datetime exactly: no seconds are invented, order is ``index``.
     Other keys (``qa``, ``event_summary``, ``observation``, ``session_summary``, ``img_url``,
     ``query``, ...) are ignored. A session without a date string gets ``at=None``.
 ``jsonl``
@@ -42,7 +43,8 @@ Rules common to all formats:
   it is *skipped and counted* — listed in :attr:`ReadResult.skipped` and logged as a
   warning. ``index`` numbers only the kept turns (no gaps); ``source_id`` stays the
   source's own, so a gap there shows where a turn was skipped.
-* Times are aware UTC datetimes (naive ones are taken as UTC); ``timestamp`` may be
+* Times are aware datetimes: a naive one is taken as UTC, one given with a UTC offset
+  keeps it (the speaker's local day is what "yesterday" counts from); ``timestamp`` may be
   ISO-8601 or a Unix time in seconds. An unreadable date is an error, not a silent ``None``.
 * Duplicate turn ids within a conversation, or duplicate conversation ids within a file,
   are errors (they would silently merge in the graph). A file with no conversations, or

@@ -258,14 +258,35 @@ class Service:
             turn_id=turn_id,
         )
 
-    def resume_pending(self) -> int:
-        """Queue the live turns a stopped server had stored and not written (all groups);
-        returns how many. Run before serving, so they keep their place in line."""
-        groups = [str(r["group"]) for r in self.memory.store.read("live/pending_groups")]
-        resumed = sum(self.for_group(g).resume_pending() for g in groups)
+    def resume_pending(self, groups: list[str] | None = None) -> int:
+        """Queue the live turns that stopped writers had stored and not written, of
+        ``groups`` (None: every group with such turns); returns how many. Each entry is
+        claimed (:func:`cogmem.live.claim_pending`): one held by a live writer, in this
+        process or another, is left to it, so no turn is written twice. Run before serving,
+        so they keep their place in line, then every few seconds (:meth:`keep_resuming`)
+        for what a writer killed just now leaves once its lease runs out."""
+        found = [str(r["group"]) for r in self.memory.store.read("live/pending_groups")]
+        scope = [g for g in found if groups is None or g in groups]
+        resumed = sum(self.for_group(g).resume_pending() for g in scope)
         if resumed:
-            log.info("resumed %d stored live turns of %d groups", resumed, len(groups))
+            log.info("resumed %d stored live turns of %d groups", resumed, len(scope))
         return resumed
+
+    def keep_resuming(self, groups: list[str] | None, every_s: float) -> threading.Event:
+        """Resume stored live turns of ``groups`` every ``every_s`` seconds in a daemon
+        thread (the outbox of a writer killed meanwhile, once its lease runs out); set the
+        returned event to stop it."""
+        stop = threading.Event()
+
+        def run() -> None:
+            while not stop.wait(every_s):
+                try:
+                    self.resume_pending(groups)
+                except Exception as exc:  # Neo4j away: the next round tries again
+                    log.warning("stored live turns not resumed this round: %s", exc)
+
+        threading.Thread(target=run, name="cogmem-resume", daemon=True).start()
+        return stop
 
     def search(
         self, grant: Grant, group: str, query: str, k: int = 10, as_of: str | None = None

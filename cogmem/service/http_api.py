@@ -20,6 +20,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel
 
 from cogmem.ingest import ReaderError
+from cogmem.live import TurnIdConflict
 from cogmem.service.core import (
     AnswerOut,
     ContextOut,
@@ -91,6 +92,10 @@ def create_app(
     @api.exception_handler(Forbidden)
     async def _forbidden(_: Request, exc: Forbidden) -> JSONResponse:
         return JSONResponse({"detail": one_line(str(exc))}, status_code=403)
+
+    @api.exception_handler(TurnIdConflict)  # an id sent again with another turn
+    async def _conflict(_: Request, exc: TurnIdConflict) -> JSONResponse:
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=409)
 
     @api.exception_handler(ValueError)  # ConfigError, ReaderError, QuestionError, …
     async def _bad_input(_: Request, exc: Exception) -> JSONResponse:

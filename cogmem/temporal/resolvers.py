@@ -34,6 +34,7 @@ from cogmem.temporal.lexicon import (
     WEEKDAY_ABBREVIATIONS,
     WEEKDAYS,
 )
+from cogmem.temporal.tense import infer_tense
 
 # --------------------------------------------------------------------------- resolvers
 # Each resolver takes the rule's match and the context and returns a span, or None when
@@ -108,10 +109,27 @@ def r_ago(m: re.Match[str], ctx: Ctx) -> Span | None:
     return units_between(ctx, UNITS[key_of(m["unit"])], -hi, -lo)
 
 
+_CLAUSE_START = re.compile(
+    r".*(?:[,;:()\u2014]|\s-\s|\b(?:and|but|so)\s)", re.DOTALL | re.IGNORECASE
+)
+
+
+def clause_before(m: re.Match[str]) -> str:
+    """The clause a match ends: from the last comma, dash or "and"/"but"/"so" before it."""
+    head = m.string[: m.start()]
+    cut = _CLAUSE_START.match(head)
+    return m.string[cut.end() if cut else 0 : m.end()]
+
+
 def r_in_units(m: re.Match[str], ctx: Ctx) -> Span | None:
+    """In N units: ahead ("I got the job, I start in two weeks"); the last N units
+    only where its own clause is in the past ("I haven't seen her in 5 years"). The clause
+    decides before the sentence: a sentence's news in the past does not turn a plan that
+    follows it into a memory."""
     lo, hi = number_bounds(m["n"])
     unit = UNITS[key_of(m["unit"])]
-    if ctx.tense == "past":  # "I haven't seen her in 5 years": the last 5 years
+    tense = infer_tense(clause_before(m)) or ctx.tense
+    if tense == "past":
         return window(ctx, unit, hi, future=False)
     return units_between(ctx, unit, lo, hi)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-from cogmem.temporal.context import Ctx, aware
+from cogmem.temporal.context import Ctx, aware, with_zone
 from cogmem.temporal.expression import rule_span
 from cogmem.temporal.lexicon import FLAGS, YEAR_RE
 
@@ -14,6 +14,11 @@ _SESSION_DATE = re.compile(
     FLAGS | re.DOTALL,
 )
 _ISO_START = re.compile(r"\d{4}-\d{2}-\d{2}")
+# REALTALK's own message time, day first: "29.12.2023, 22:42:04" (naive: UTC)
+_DAY_FIRST = re.compile(
+    r"(?P<d>\d{1,2})\.(?P<mo>\d{1,2})\.(?P<y>\d{4}),?\s+"
+    r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?"
+)
 _HAS_YEAR = re.compile(rf"(?<!\d){YEAR_RE}(?!\d)")
 
 
@@ -26,9 +31,11 @@ def _absolute_day(text: str) -> date | None:
 
 
 def parse_session_date(text: str) -> datetime | None:
-    """A session's timestamp as an aware UTC datetime, or None when unparseable.
+    """A session's (or a message's) timestamp as an aware datetime, or None when unparseable.
 
-    LoCoMo's "1:56 pm on 8 May, 2023"; ISO 8601 (naive means UTC); plain dates (midnight).
+    LoCoMo's "1:56 pm on 8 May, 2023"; ISO 8601 (naive means UTC; a time with an offset keeps
+    it, so the speaker's local day stays the day "yesterday" counts from); REALTALK's day-first
+    "29.12.2023, 22:42:04"; plain dates (midnight UTC).
     """
     text = " ".join(text.split())
     if not text:
@@ -46,9 +53,18 @@ def parse_session_date(text: str) -> datetime | None:
                 return datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC)
     if _ISO_START.match(text):
         try:
-            return aware(datetime.fromisoformat(text.replace(" ", "T", 1)))
+            return with_zone(datetime.fromisoformat(text.replace(" ", "T", 1)))
         except ValueError:
             pass
+    m = _DAY_FIRST.fullmatch(text)
+    if m is not None:
+        try:
+            return datetime(
+                int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]),
+                int(m["s"] or 0), tzinfo=UTC,
+            )  # fmt: skip
+        except ValueError:
+            return None
     day = _absolute_day(text)
     if day is not None:
         return datetime(day.year, day.month, day.day, tzinfo=UTC)

@@ -168,9 +168,13 @@ def test_a_turn_sent_again_with_its_id_changes_nothing_over_http_and_mcp(
         for again in (
             httpx.post(url, json={**turn, "id": "t-1"}, timeout=60),
             httpx.post(url, json=turn, headers={"Idempotency-Key": "t-1"}, timeout=60),
-            httpx.post(url, json={**turn, "text": "Something else.", "id": "t-1"}, timeout=60),
         ):
             assert (again.status_code, again.json()) == (201, first.json())
+        # the same id with another text is another turn: refused, not silently the first
+        for wait in (True, False):
+            other = {**turn, "text": "Something else.", "id": "t-1", "wait": wait}
+            clash = httpx.post(url, json=other, timeout=60)
+            assert clash.status_code == 409 and "t-1" in clash.json()["detail"], clash.text
         queued = [
             httpx.post(url, json={**turn, "id": "t-2", "wait": False}, timeout=60) for _ in range(3)
         ]

@@ -83,7 +83,7 @@ async def remember_and_recall(session: ClientSession, group: str) -> None:
     assert found["group"] == group
     top = found["evidence"][0]
     assert top["speaker"] == "Alice" and "Miso" in top["quote"]
-    assert top["turn_id"] in {"T0", "T2"} and top["time"].startswith("2024-03-02")
+    assert top["turn_id"] in {"@0", "@2"} and top["time"].startswith("2024-03-02")
 
     # as of a time before anything was said, memory holds nothing; the schema says so
     assert "as it stood then" in tools["search"].input_schema["properties"]["as_of"]["description"]
