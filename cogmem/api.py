@@ -7,6 +7,7 @@ clients (store, embedder, LLM client, extractor, router) live in a
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -27,10 +28,19 @@ from cogmem.extract import Extractor
 from cogmem.forget import ForgetError, ForgetSummary
 from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
 from cogmem.ingest.ids import conversation_id, turn_id
-from cogmem.ingest.ingestor import KnownVectors, embed_ahead
+from cogmem.ingest.ingestor import KnownVectors, WriteGuard, embed_ahead
 from cogmem.ingest.rows import speaker_text
 from cogmem.inspection import Inspection
-from cogmem.live import live_turn, pending_turns, store_pending
+from cogmem.live import (
+    AppendConflict,
+    TakenElsewhere,
+    check_client_id,
+    check_same_turn,
+    claim_pending,
+    generated_id,
+    live_turn,
+    store_pending,
+)
 from cogmem.llm import LLMClient, LLMError
 from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
 from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
@@ -52,6 +62,8 @@ if TYPE_CHECKING:
     from cogmem.transfer import ExportFile, ImportSummary
 
 TIME_KEYS = ("at", "time_start", "time_end")
+
+log = logging.getLogger(__name__)
 
 
 AsOf = datetime | str | None
@@ -265,8 +277,11 @@ class Memory(Inspection):
         return once it is written. :meth:`queue_turn` returns at once instead.
 
         ``at``: when it was said (default: now); a naive datetime is taken as UTC.
-        ``source_id``: the caller's id for the turn (default ``T<index>``); a turn added
-        again with the same id changes nothing, and its summary is read back."""
+        ``source_id``: the caller's id for the turn (default ``@<index>``; a caller's id may
+        not start with ``@``: :class:`~cogmem.live.TurnIdError`); a turn added again with the same
+        id, speaker and text changes nothing, and its summary is read back; with another
+        speaker or text it is refused (:class:`~cogmem.live.TurnIdConflict`)."""
+        check_client_id(source_id)
         turn = live_turn(speaker, text, at, conversation, session)
         self.clients.live.settle(self.group)  # after the turns queued before it
         return self._append(turn, source_id)
@@ -291,16 +306,21 @@ class Memory(Inspection):
 
         ``durable``: return only once the raw turn is stored (an outbox entry its write
         deletes; :meth:`resume_pending` writes what a crash left). With ``source_id``, a
-        turn written or queued already is not queued again (a done future)."""
+        turn written or queued already is not queued again (a done future); one stored or
+        queued under that id with another speaker or text raises
+        :class:`~cogmem.live.TurnIdConflict`."""
+        check_client_id(source_id)
         turn = live_turn(speaker, text, at, conversation, session)
         pending: str | None = None
         if durable:
             self.ensure_schema()
             tid = turn_id(self.group, turn.conversation, source_id) if source_id else None
-            found = store_pending(self.store, self.group, turn, source_id, tid)
+            found = store_pending(self.store, self.group, turn, source_id, tid, self.clients.outbox)
             if found.written or found.queued:
+                assert source_id is not None and tid is not None  # only an id finds a turn
+                check_same_turn(source_id, turn, found.speaker, found.text)
                 done: Future[IngestSummary] = Future()
-                done.set_result(IngestSummary(group=self.group, turns=1, turn_ids=[tid or ""]))
+                done.set_result(IngestSummary(group=self.group, turns=1, turn_ids=[tid]))
                 return done
             pending = found.key
         return self._submit(turn, source_id, pending)
@@ -314,9 +334,11 @@ class Memory(Inspection):
         )
 
     def resume_pending(self) -> int:
-        """Queue this group's live turns that were stored (``durable``) and not written
-        (a process that stopped first), in the order they came; returns how many."""
-        found = pending_turns(self.store, self.group)
+        """Queue this group's live turns that were stored (``durable``) and that no live
+        writer holds (a process that stopped or was killed: its heartbeat older than
+        :data:`~cogmem.live.LEASE_S`), in the order they came; returns how many. Each is
+        written once, whichever processes resume at the same time."""
+        found = claim_pending(self.store, self.group, self.clients.outbox)
         for key, turn, source_id in found:
             self._submit(turn, source_id, key)
         return len(found)
@@ -331,21 +353,37 @@ class Memory(Inspection):
         :class:`~cogmem.live.LiveWriteError` for a write that failed since the last flush."""
         self.clients.live.flush()
 
+    _APPEND_TRIES = 8
+    """How often a live turn's write is planned again when another writer appended to its
+    conversation first (:class:`~cogmem.live.AppendConflict`)."""
+
     def _append(
         self, draft: Turn, source_id: str | None, pending: str | None = None
     ) -> IngestSummary:
         """Write one live turn after its conversation's last: ``draft`` (from
         :func:`~cogmem.live.live_turn`) gets its index here, and ``source_id`` or
-        ``T<index>``. One append at a time per conversation in this process. A turn
-        whose ``source_id`` is written already is left as it is; ``pending``: its outbox
-        entry, deleted in the turn's transaction."""
+        ``@<index>``. One append at a time per conversation in this process; across
+        processes, the write's transaction checks under the conversation's append lock
+        that nothing was appended since its plan, else plans again. A turn whose
+        ``source_id`` is written already is left as it is; ``pending``: its outbox entry,
+        deleted in the turn's transaction (or the write is abandoned when another writer
+        took it: an empty summary)."""
         self.ensure_schema()
         # the turn's vector depends only on its text: computed while the conversation is
         # read and the turn's records are extracted
         turn_text = speaker_text(draft.speaker, draft.text)
         ahead = {turn_text: embed_ahead(self.embedder, turn_text, draft.speaker)}
         with self.clients.live.appending(self.group, draft.conversation):
-            return self._append_after_tail(draft, source_id, ahead, pending)
+            for attempt in range(self._APPEND_TRIES):
+                try:
+                    return self._append_after_tail(draft, source_id, ahead, pending)
+                except AppendConflict:
+                    if attempt == self._APPEND_TRIES - 1:
+                        raise
+                except TakenElsewhere:
+                    log.info("a stored live turn was written by another writer: skipped")
+                    return IngestSummary(group=self.group)
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def _append_after_tail(
         self,
@@ -354,24 +392,30 @@ class Memory(Inspection):
         ahead: dict[str, Future[Any]],
         pending: str | None = None,
     ) -> IngestSummary:
-        then = [("live/drop_pending", {"key": pending})] if pending else []
+        outbox = self.clients.outbox
+        drop = [("live/drop_pending", {"key": pending, "owner": outbox.owner})] if pending else []
         if source_id:  # sent before? then it stays as it is
             tid = turn_id(self.group, draft.conversation, source_id)
-            stored = self.turn_records(tid)
-            if stored is not None:
-                if then:
-                    self.store.write_many(then)
+            rows = self.store.read("live/turn_records", turn_id=tid)
+            if rows:
+                if drop:  # written already, or never to be: another turn holds the id
+                    self.store.write_many(drop)
+                check_same_turn(source_id, draft, rows[0]["speaker"], rows[0]["text"])
                 return IngestSummary(
-                    group=self.group, turns=1, conversations=1, nodes=stored, turn_ids=[tid]
+                    group=self.group,
+                    turns=1,
+                    conversations=1,
+                    nodes=dict(Counter(rows[0]["types"])),
+                    turn_ids=[tid],
                 )
-        (live,) = self.store.glance(
-            "ingest/live_context",
-            group_id=self.group,
-            conversation_id=conversation_id(self.group, draft.conversation),
-        )
+        cid = conversation_id(self.group, draft.conversation)
+        (live,) = self.store.glance("ingest/live_context", group_id=self.group, conversation_id=cid)
         tail = live["tail"][0] if live["tail"] else None
         index = int(tail["idx"]) + 1 if tail else 0
-        turn = draft.model_copy(update={"index": index, "source_id": source_id or f"T{index}"})
+        turn = draft.model_copy(
+            update={"index": index, "source_id": source_id or generated_id(index)}
+        )
+        new_id = turn_id(self.group, turn.conversation, turn.source_id)
         speakers = [turn.speaker]
         if tail and tail["speaker"] and tail["speaker"] != turn.speaker:
             speakers.append(tail["speaker"])
@@ -385,13 +429,33 @@ class Memory(Inspection):
         ingestor = Ingestor(
             self.store, self.embedder, self.extractor, self.group, cache=self._known_vectors
         )
+        expected = [tail["id"]] if tail else []
+
+        def still_as_planned(rows: list[list[Row]]) -> None:
+            (state,) = rows[1]
+            if state["tail"] != expected or state["stored"]:
+                raise AppendConflict(f"conversation {turn.conversation!r} moved on")
+
+        def still_held(rows: list[list[Row]]) -> None:
+            if rows and rows[0][0]["dropped"] != 1:
+                raise TakenElsewhere(f"outbox entry {pending}")
+
+        guard = WriteGuard(
+            before=[
+                ("live/append_lock", {"conversation_id": cid, "group": self.group}),
+                ("live/append_state", {"conversation_id": cid, "turn_id": new_id}),
+            ],
+            check_before=still_as_planned,
+            after=drop,
+            check_after=still_held,
+        )
         return ingestor.append(
             conv,
             tail["id"] if tail else None,
             live["persons"],
             conversation_stored=unchanged,
             ahead=ahead,
-            then=then,
+            guard=guard,
         )
 
     # -- retrieval -------------------------------------------------------------------

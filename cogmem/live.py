@@ -27,16 +27,12 @@ only if its writer still holds it, in the same transaction, or is abandoned: two
 both try a turn, one of them writes it.
 
 Ids: a turn sent without an id gets ``@<index>`` (``@0``, ``@1``, …); a client's id may not
-start with ``@`` (:func:`check_client_id`), so the two can never be equal. A turn's write runs under its
-conversation's append lock and checks that the conversation's last turn is still the one it
-was planned after and that no turn holds its id, else it is planned again
-(:class:`AppendConflict`): one chain per conversation, and no write replaces a turn it did not
-create. A client id sent again with another speaker or text is refused
+start with ``@`` (:func:`check_client_id`), so the two can never be equal. A turn's write
+runs under its conversation's append lock and checks that the conversation's last turn is
+still the one it was planned after and that no turn holds its id, else it is planned again
+(:class:`AppendConflict`): one chain per conversation, and no write replaces a turn it did
+not create. A client id sent again with another speaker or text is refused
 (:class:`TurnIdConflict`).
-
-Failures: a write that fails (the server gone past the driver's retries) fails that turn's
-future; :meth:`LiveQueue.flush` raises :class:`LiveWriteError` for the first failure since
-the last flush, and the failure is logged when it happens.
 """
 
 from __future__ import annotations

@@ -6,17 +6,22 @@ Real Neo4j, the real offline embedder."""
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogmem.api import Memory
 from cogmem.config import Settings
-from cogmem.live import TurnIdConflict, TurnIdError
+from cogmem.live import LiveWriteError, TurnIdConflict, TurnIdError
 from cogmem.store import Store
+from tests.live_server import serve
 
 pytestmark = pytest.mark.integration
 
@@ -69,7 +74,12 @@ def test_a_client_id_like_a_generated_one_and_id_less_turns_make_three_turns(
     ]
     # the other way round: a client id equal to what was generated is another turn
     mem.add_turn("Ben", "four", conversation="c", source_id="T1")
-    assert [t["text"] for t in chain_of(mem.settings, store, mem.group)] == ["one", "two", "three", "four"]
+    assert [t["text"] for t in chain_of(mem.settings, store, mem.group)] == [
+        "one",
+        "two",
+        "three",
+        "four",
+    ]
 
 
 def test_a_client_id_in_cogmems_own_form_is_refused_and_nothing_is_written(
@@ -99,7 +109,10 @@ def test_an_id_sent_again_with_another_turn_is_a_conflict_and_changes_nothing(
     with pytest.raises(TurnIdConflict):
         mem.queue_turn("Ana", "Other.", conversation="c", source_id="m-2", durable=True)
     mem.flush()
-    assert [t["text"] for t in chain_of(mem.settings, store, mem.group)] == ["I adopted a cat.", "Queued."]
+    assert [t["text"] for t in chain_of(mem.settings, store, mem.group)] == [
+        "I adopted a cat.",
+        "Queued.",
+    ]
 
 
 def test_two_writers_with_their_own_clients_append_one_chain(
@@ -156,25 +169,33 @@ def ops(draw: st.DrawFn) -> list[Op]:
     return found
 
 
+@pytest.fixture(scope="module")
+def shared(neo4j_settings: Settings) -> Iterator[Memory]:
+    """One set of clients (one embedder) for every example of the property."""
+    with Memory(neo4j_settings) as mem:
+        yield mem
+
+
 @settings(
-    max_examples=12,
+    max_examples=8,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(plan=ops())
 def test_every_acknowledged_turn_is_stored_once_in_one_chain(
-    neo4j_settings: Settings, store: Store, plan: list[Op]
+    neo4j_settings: Settings, store: Store, shared: Memory, plan: list[Op]
 ) -> None:
-    import uuid
-
     group = f"test-ids-{uuid.uuid4().hex[:10]}"
     conf = neo4j_settings.model_copy(update={"group": group})
-    acknowledged: dict[str | None, Counter[str]] = {}
-    by_id: dict[str, str] = {}
+    id_less: Counter[str] = Counter()
+    by_id: dict[str, str] = {}  # each client id's first text: the one that stays
+    clashes = refused = 0  # turns sent under a taken id with another text
     try:
-        with Memory(conf, store=store) as mem:
+        with Memory(conf, clients=shared.clients) as mem:
             for how, cid, n in plan:
                 text = f"I went hiking on trail {n} with Pixel."
+                if cid is not None and not cid.startswith("@"):
+                    clashes += by_id.setdefault(cid, text) != text
                 try:
                     if how == "add":
                         mem.add_turn("Ana", text, conversation="c", source_id=cid)
@@ -186,20 +207,48 @@ def test_every_acknowledged_turn_is_stored_once_in_one_chain(
                     assert cid is not None and cid.startswith("@")
                     continue
                 except TurnIdConflict:
-                    assert cid is not None and by_id.get(cid) not in (None, text)
+                    assert cid is not None and by_id[cid] != text
+                    refused += 1
                     continue
                 if cid is None:
-                    acknowledged.setdefault(None, Counter())[text] += 1
-                else:
-                    by_id.setdefault(cid, text)
-            mem.flush()
-            chain = chain_of(neo4j_settings, store, group)
-        stored_by_id = {t["source_id"]: t["text"] for t in chain if not t["source_id"].startswith("@")}
+                    id_less[text] += 1
+            try:  # a queued turn's clash is found when it is written
+                mem.flush()
+            except LiveWriteError as exc:
+                assert isinstance(exc.__cause__, TurnIdConflict)
+                refused += exc.failures
+        assert refused == clashes
+        chain = chain_of(neo4j_settings, store, group)
+        stored_by_id = {
+            t["source_id"]: t["text"] for t in chain if not t["source_id"].startswith("@")
+        }
         assert stored_by_id == by_id  # each client id once, with its first text
-        id_less = Counter(t["text"] for t in chain if t["source_id"].startswith("@"))
-        assert id_less == acknowledged.get(None, Counter())
+        assert Counter(t["text"] for t in chain if t["source_id"].startswith("@")) == id_less
         assert [t["idx"] for t in chain] == list(range(len(chain)))
+        assert not store.read("live/pending_turns", group=group)  # nothing left behind
     finally:
         while store.write("admin/forget_group", group=group, batch=5000)[0]["deleted"]:
             pass
         store.write("live/drop_pending_group", group=group)
+
+
+def test_the_http_reproducer_gives_three_turns_in_one_chain(
+    neo4j_settings: Settings, store: Store, group: str, tmp_path: Path
+) -> None:
+    """From outside, as the issue's attack sent it: three 201s, three turns."""
+    with serve(neo4j_settings, tmp_path / "serve.log", "--no-auth", "--group", group) as live:
+        url = f"{live.base}/v1/groups/{group}/turns"
+        answers = [
+            httpx.post(url, json={"id": "T2", "speaker": "Ana", "text": "one"}, timeout=60),
+            httpx.post(url, json={"speaker": "Ben", "text": "two"}, timeout=60),
+            httpx.post(url, json={"speaker": "Ana", "text": "three"}, timeout=60),
+            httpx.post(url, json={"id": "@1", "speaker": "Ana", "text": "four"}, timeout=60),
+        ]
+    assert [a.status_code for a in answers] == [201, 201, 201, 400], [a.text for a in answers]
+    assert "@" in answers[3].json()["detail"]
+    chain = chain_of(neo4j_settings, store, group)
+    assert [(t["source_id"], t["text"]) for t in chain] == [
+        ("T2", "one"),
+        ("@1", "two"),
+        ("@2", "three"),
+    ]
