@@ -304,9 +304,7 @@ class Ingestor:
                     if progress is not None:
                         progress(self.batch_size)
                 pairs = touched_pairs(r for rs in extractions for r in rs)
-                pending = writer.submit(
-                    self._write_batch, steps, pairs, rows.records, last_guard
-                )
+                pending = writer.submit(self._write_batch, steps, pairs, rows.records, last_guard)
                 previous = rows.turns[-1]["id"]
                 summary.turns += len(batch)
                 summary.turn_ids += [t["id"] for t in rows.turns]
