@@ -160,11 +160,7 @@ class Service:
         timeout = self.limits.timeout_s
         try:
             with anyio.fail_after(timeout):
-                done = await anyio.to_thread.run_sync(
-                    functools.partial(fn, *args, **kwargs),
-                    limiter=self.limiter(),
-                    abandon_on_cancel=True,
-                )
+                done = await self._watched(functools.partial(fn, *args, **kwargs))
         except TimeoutError:
             raise Unavailable(f"no answer within {timeout:.0f} s (Neo4j slow or busy)") from None
         except Unreachable as exc:
@@ -174,6 +170,41 @@ class Service:
             raise Unavailable(f"Neo4j error: {exc}") from None
         self._answered = time.monotonic()
         return done
+
+    async def _watched(self, work: Callable[[], T]) -> T:
+        """``work`` on the pool while Neo4j is checked every ``probe_every_s`` (unless it
+        answered meanwhile): a Neo4j that goes away during the call is :class:`Unavailable`
+        within ``probe_timeout_s`` or so, as for a new call, not after the driver's retry
+        window (the thread finishes behind, its outcome dropped)."""
+        outcome: dict[str, Any] = {}
+        every = max(self.limits.probe_every_s, 0.2)
+        async with anyio.create_task_group() as tasks:
+
+            async def run() -> None:
+                try:
+                    outcome["done"] = await anyio.to_thread.run_sync(
+                        work, limiter=self.limiter(), abandon_on_cancel=True
+                    )
+                except Exception as exc:
+                    outcome["error"] = exc
+                tasks.cancel_scope.cancel()
+
+            async def watch() -> None:
+                while True:
+                    await anyio.sleep(every)
+                    try:
+                        await self.reachable()
+                    except Unavailable as exc:
+                        outcome["error"] = exc
+                        tasks.cancel_scope.cancel()
+                        return
+
+            tasks.start_soon(run)
+            tasks.start_soon(watch)
+        if "done" in outcome:  # done, even if the check failed meanwhile
+            done: T = outcome["done"]
+            return done
+        raise outcome["error"]
 
     async def reachable(self) -> None:
         """:class:`Unavailable` within ``probe_timeout_s`` unless Neo4j answers (skipped
