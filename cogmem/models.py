@@ -148,8 +148,11 @@ class Turn(BaseModel):
     @field_validator("at")
     @classmethod
     def _utc(cls, at: datetime | None) -> datetime | None:
-        """A naive datetime is UTC (as the readers take it): never stored as local time."""
-        return as_utc(at) if at is not None else None
+        """A naive datetime is UTC (as the readers take it): never stored as local time;
+        a time outside the range kept is refused (:mod:`cogmem.temporal.client_time`)."""
+        from cogmem.temporal.client_time import check_time
+
+        return check_time(at) if at is not None else None
 
     @property
     def full_text(self) -> str:

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError
+
+from cogmem.temporal.client_time import check_time, turn_time
 
 log = logging.getLogger("cogmem.service")
 
@@ -58,8 +60,20 @@ Conversation = Annotated[
     Field(min_length=1, max_length=MAX_NAME, description="the conversation (default 'live')"),
     _stripped("conversation"),
 ]
+
+
+def _checked_time(value: datetime | None) -> datetime | None:
+    return None if value is None else check_time(value)
+
+
 When = Annotated[
-    datetime | None, Field(description="when it was said (ISO-8601; default: now, UTC)")
+    datetime | None,
+    Field(
+        description="when it was said: ISO-8601 text (a number is refused: seconds or "
+        "milliseconds would be a guess), 0001-01-02 to 9999-12-30 UTC; default: now, UTC"
+    ),
+    BeforeValidator(turn_time),
+    AfterValidator(_checked_time),
 ]
 Wait = Annotated[
     bool,
@@ -79,9 +93,11 @@ TurnId = Annotated[
     ),
 ]
 Query = Annotated[str, Field(max_length=MAX_QUERY, description="a question or keywords")]
-K = Annotated[int, Field(ge=1, le=MAX_K, description="how many results")]
+# strict: an integer, never a boolean (``k: true``), a float or a numeric string
+K = Annotated[int, Field(ge=1, le=MAX_K, strict=True, description="how many results")]
 Budget = Annotated[
-    int, Field(ge=1, le=MAX_BUDGET, description="the block's size in tokens, at most")
+    int,
+    Field(ge=1, le=MAX_BUDGET, strict=True, description="the block's size in tokens, at most"),
 ]
 GroupName = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
 
@@ -89,7 +105,7 @@ GroupName = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
 def _time_point(value: str | None) -> str | None:
     from cogmem.temporal.as_of import parse_as_of
 
-    parse_as_of(value)  # an AsOfError (a ValueError) is the refusal's reason
+    parse_as_of(value)  # an AsOfError (a ValueError; out of range too) is the reason
     return value
 
 

@@ -7,7 +7,9 @@ point in time, read as an aware UTC datetime.
   ``1 Mar 2024``, ``2024/03/01``: the end of that day (everything said that day counts).
 * A month or a year alone: ``March 2024``, ``2024``: the end of that month or year.
 
-Anything else is an :class:`AsOfError` naming what was accepted; nothing is guessed.
+Anything else is an :class:`AsOfError` naming what was accepted; nothing is guessed. A
+time outside the range every client time keeps to (:mod:`cogmem.temporal.client_time`:
+``9999-12-31``, ``0001-01-01T00:30+14:00``) is an :class:`AsOfError` too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from cogmem.models import as_utc
+from cogmem.temporal.client_time import RANGE, ClientTimeError, check_time
 
 _MONTHS = {
     name.lower(): n
@@ -34,8 +37,8 @@ _END = timedelta(microseconds=1)
 ACCEPTED = "an ISO date or time (2024-03-01, 2024-03-01T14:00), '1 March 2024', 'March 2024'"
 
 
-class AsOfError(ValueError):
-    """A time that cannot be read as a point in time."""
+class AsOfError(ClientTimeError):
+    """A time that cannot be read as a point in time, or one outside the range kept."""
 
 
 def _end_of_day(d: date) -> datetime:
@@ -57,7 +60,24 @@ def _day(year: int, month: int, day: int) -> date:
 
 
 def parse_as_of(value: datetime | date | str | None) -> datetime | None:
-    """``value`` as the instant a search looks back from (None stays None: now)."""
+    """``value`` as the instant a search looks back from (None stays None: now), in UTC
+    and inside :func:`~cogmem.temporal.client_time.check_time`'s range."""
+    try:
+        at = _read(value)
+    except OverflowError:  # the end of 9999-12-31, an offset before 0001-01-01
+        shown = value if isinstance(value, str) else str(value)
+        raise AsOfError(
+            f"{' '.join(shown.split())[:64]!r} is outside the times cogmem keeps ({RANGE})"
+        ) from None
+    if at is None:
+        return None
+    try:
+        return check_time(at).astimezone(UTC)
+    except ClientTimeError as exc:
+        raise AsOfError(str(exc)) from None
+
+
+def _read(value: datetime | date | str | None) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, datetime):
