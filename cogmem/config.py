@@ -42,6 +42,11 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
+NOT_EMPTY = frozenset({"neo4j_uri", "neo4j_user", "neo4j_database"})
+"""Settings whose variables, set but empty, are an error (``NEO4J_URI=""`` would otherwise
+reach the default server without a word); other empty variables count as unset."""
+
+
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message says which and where."""
 
@@ -216,11 +221,19 @@ def write_config_file(updates: dict[str, Any], path: Path | None = None) -> Path
     return path
 
 
-def _from_env(origin: dict[str, str] | None = None) -> dict[str, Any]:
+def _from_env(
+    origin: dict[str, str] | None = None, empty: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The settings the environment gives; ``empty`` gets the :data:`NOT_EMPTY` fields
+    whose variable is set but blank (and the variable's name)."""
     found: dict[str, Any] = {}
     for field, names in ENV_NAMES.items():
         for name in names:
             value = os.environ.get(name)
+            if value is not None and not value.strip() and field in NOT_EMPTY:
+                if empty is not None:
+                    empty.setdefault(field, name)
+                continue
             if value not in (None, ""):
                 found[field] = value
                 if origin is not None:
@@ -239,8 +252,16 @@ def load_settings(overrides: dict[str, Any] | None = None, path: Path | None = N
     from_file = read_config_file(path)
     merged.update(from_file)
     origin.update({k: f"config file {path or config_path()}" for k in from_file})
-    merged.update(_from_env(origin))
+    empty: dict[str, str] = {}
+    from_env = _from_env(origin, empty)
+    merged.update(from_env)
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    for field, name in empty.items():
+        if field not in given and field not in from_env:
+            default = Settings.model_fields[field].default
+            raise ConfigError(
+                f"{name} is set but empty: unset it (default {default}) or give a value"
+            )
     merged.update(given)
     origin.update({k: "the command line or the caller" for k in given})
     try:

@@ -159,3 +159,21 @@ def test_cogmem_config_in_a_missing_folder_is_refused_with_the_path(
         load_settings()
     monkeypatch.setenv("COGMEM_CONFIG", str(tmp_path / "config.toml"))  # not written yet
     assert load_settings().group == "default"
+
+
+def test_an_empty_neo4j_setting_is_an_error_naming_it(
+    cfg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On main `NEO4J_URI=""` fell back to bolt://127.0.0.1:7687 without a word."""
+    for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_DATABASE"):
+        monkeypatch.setenv(name, "  " if name == "NEO4J_USER" else "")
+        with pytest.raises(ConfigError, match=f"{name} is set but empty"):
+            load_settings()
+        # a value given by the caller (a command-line flag) wins over the empty variable
+        field = name.lower()
+        value = "bolt://127.0.0.1:7999" if field == "neo4j_uri" else "x"
+        assert getattr(load_settings({field: value}), field) == value
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("NEO4J_USER", "")
+    monkeypatch.setenv("NEO4J_USERNAME", "bob")  # the other name of it gives one
+    assert load_settings().neo4j_user == "bob"
