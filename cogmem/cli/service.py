@@ -71,9 +71,19 @@ ReadTimeoutOpt = Annotated[
     float,
     typer.Option(
         "--read-timeout",
-        help="Seconds a client may take to send its request headers, and each part of "
-        "its body (then the connection is closed, or 408).",
+        help="Seconds a client may take to send a whole request, headers and body, from "
+        "its connection's opening or its previous answer (then the connection is "
+        "closed, or 408).",
         min=0.5,
+    ),
+]
+MaxUnauthenticatedOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-unauthenticated",
+        help="Connections that have not sent a whole request yet (so no token), at most; "
+        "one more closes the one waiting longest. Below --max-connections.",
+        min=1,
     ),
 ]
 MaxConnectionsOpt = Annotated[
@@ -132,11 +142,18 @@ def _service(
     return service
 
 
-def _run(app: object, host: str, port: int, bounds: tuple[float, int]) -> None:
+def _run(app: object, host: str, port: int, bounds: tuple[float, int, int]) -> None:
     from cogmem.service.http_server import run
 
-    read_timeout, max_connections = bounds
-    run(app, host, port, max_connections=max_connections, header_timeout_s=read_timeout)
+    read_timeout, max_connections, max_pending = bounds
+    run(
+        app,
+        host,
+        port,
+        max_connections=max_connections,
+        header_timeout_s=read_timeout,
+        max_pending=max_pending,
+    )
 
 
 @friendly
@@ -158,15 +175,21 @@ def mcp(
     cors_origin: CorsOpt = None,
     read_timeout: ReadTimeoutOpt = 10.0,
     max_connections: MaxConnectionsOpt = 64,
+    max_unauthenticated: MaxUnauthenticatedOpt = 32,
 ) -> None:
     """An MCP server: stdio for one client and --group (default), or streamable HTTP at
     /mcp where each client's bearer token decides its group."""
     _need_extra()
     from cogmem.service.guards import allowed_hosts
+    from cogmem.service.http_server import check_caps, check_port
     from cogmem.service.limits import check_bind
     from cogmem.service.mcp_server import http_app, run_stdio
     from cogmem.service.tokens import Grant
 
+    if http:  # a bad port, bind or cap is one line, before anything is printed
+        check_bind(host, auth=not no_auth)
+        check_port(host, port)
+        check_caps(max_connections, max_unauthenticated)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     with open_memory(ctx, group) as mem:
         scope = None if http and not no_auth else [mem.group]  # tokens: any group
@@ -174,13 +197,12 @@ def mcp(
         if not http:
             run_stdio(service, Grant(group=mem.group, read_only=read_only))
             return
-        check_bind(host, auth=not no_auth)
         hosts = allowed_hosts(host, allowed_host or ())
         app = http_app(
             service, not no_auth, mem.group, host, hosts=hosts, cors_origins=cors_origin or ()
         )
         err.print(f"cogmem MCP (streamable HTTP) on http://{host}:{port}/mcp")
-        _run(app, host, port, (read_timeout, max_connections))
+        _run(app, host, port, (read_timeout, max_connections, max_unauthenticated))
 
 
 @friendly
@@ -203,16 +225,18 @@ def serve(
     cors_origin: CorsOpt = None,
     read_timeout: ReadTimeoutOpt = 10.0,
     max_connections: MaxConnectionsOpt = 64,
+    max_unauthenticated: MaxUnauthenticatedOpt = 32,
 ) -> None:
     """The HTTP API (docs at /docs): remember, search, context, ask, ingest by upload."""
     _need_extra()
     from cogmem.service.guards import allowed_hosts
     from cogmem.service.http_api import create_app
-    from cogmem.service.http_server import check_port
+    from cogmem.service.http_server import check_caps, check_port
     from cogmem.service.limits import check_bind
 
     check_bind(host, auth=not no_auth)
     check_port(host, port)
+    check_caps(max_connections, max_unauthenticated)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     with open_memory(ctx, group) as mem:
         scope = [mem.group] if no_auth else None  # tokens: any group
@@ -225,7 +249,7 @@ def serve(
             cors_origins=cors_origin or (),
         )
         err.print(f"cogmem HTTP API on http://{host}:{port} (docs at /docs)")
-        _run(app, host, port, (read_timeout, max_connections))
+        _run(app, host, port, (read_timeout, max_connections, max_unauthenticated))
 
 
 @token_app.command("create")

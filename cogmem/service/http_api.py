@@ -32,7 +32,7 @@ from cogmem.service.core import (
     Unavailable,
 )
 from cogmem.service.docs_page import render as render_docs
-from cogmem.service.guards import cors, wrap
+from cogmem.service.guards import bounded, wrap
 from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth
 from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnId, TurnIn, bug, one_line, reason
 from cogmem.service.policy import GroupName as GroupPath
@@ -212,10 +212,10 @@ def create_app(
     # without auth every caller is this one grant: the server's group, and no other
     default = None if auth else Grant(group=default_group or "default")
     guarded = BearerAuth(
-        api,
+        bounded(service, api, upload_suffix="/ingest"),  # no body is read before the token
         service.tokens if auth else None,
         default=default,
         public=PUBLIC,
         check=lambda fn: service.call(fn),
     )
-    return wrap(service, cors(guarded, cors_origins), hosts, cors_origins, upload_suffix="/ingest")
+    return wrap(guarded, hosts, cors_origins)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -24,6 +25,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 log = logging.getLogger("cogmem.service")
 GRANT_KEY = "cogmem.grant"
 LOGGED_KEY = "cogmem.logged"  # set once a bug of this request is logged (with its id)
+DEADLINE_KEY = "cogmem.deadline"  # time.monotonic() by which the whole request must be in
 
 
 class BindRefused(ConfigError):
@@ -47,9 +49,24 @@ def check_bind(host: str, auth: bool) -> None:
         )
 
 
-async def send_json(send: Send, status: int, body: dict[str, Any], close: bool = False) -> None:
+def has_body(scope: Scope) -> bool:
+    """Whether the request says a body follows (answered before it is read, the connection
+    is closed after the answer: the body is never waited for)."""
+    headers = dict(scope.get("headers") or [])
+    length = headers.get(b"content-length", b"").strip()
+    return (length.isdigit() and int(length) > 0) or b"transfer-encoding" in headers
+
+
+async def send_json(
+    send: Send,
+    status: int,
+    body: dict[str, Any],
+    close: bool = False,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     data = json.dumps(body).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    headers += extra or []
     if close:
         headers.append((b"connection", b"close"))
     if status == 401:
@@ -90,9 +107,11 @@ class CatchAll:
 class BodyLimit:
     """413 for a request body over ``limit`` bytes (``upload_limit`` on upload paths), by
     its Content-Length or, when streamed without one, as soon as it passes the limit;
-    408 when a part of the body takes over ``read_timeout_s`` to arrive (a client that
-    declares a body and stops sending holds its connection that long, no more). The
-    body is read here, then handed to the app."""
+    408 when the whole body is not in by the request's deadline: the server's
+    (:data:`DEADLINE_KEY`, counted from the connection's opening or its previous
+    response, headers included), else ``read_timeout_s`` from here. A client that declares
+    a body and sends it a byte at a time holds its connection that long, no more. The
+    body is read here (behind the token check), then handed to the app."""
 
     def __init__(
         self,
@@ -119,22 +138,25 @@ class BodyLimit:
         declared = headers.get(b"content-length")
         too_large = {"detail": f"request body over {limit} bytes", "limit": limit}
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await send_json(send, 413, too_large)
+            await send_json(send, 413, too_large, close=True)
             return
+        deadline = scope.get(DEADLINE_KEY)
+        if not isinstance(deadline, float):
+            deadline = time.monotonic() + self.read_timeout_s
         body = bytearray()
         while True:
             try:
-                with anyio.fail_after(self.read_timeout_s):
+                with anyio.fail_after(max(deadline - time.monotonic(), 0.0)):
                     message = await receive()
             except TimeoutError:
-                detail = f"request body not received within {self.read_timeout_s:g} s"
+                detail = f"request not received whole within {self.read_timeout_s:g} s"
                 await send_json(send, 408, {"detail": detail}, close=True)
                 return
             if message["type"] != "http.request":
                 return  # the client went away: nothing to answer
             body += message.get("body", b"")
             if len(body) > limit:
-                await send_json(send, 413, too_large)
+                await send_json(send, 413, too_large, close=True)
                 return
             if not message.get("more_body", False):
                 break
@@ -153,7 +175,9 @@ class BodyLimit:
 class BearerAuth:
     """Puts the caller's :class:`Grant` in ``scope["cogmem.grant"]``: from the bearer token,
     or ``default`` when auth is off. Paths in ``public`` need no token. A missing or unknown
-    token gets 401; a database that cannot check it gets 503. The token is never logged."""
+    token gets 401; a database that cannot check it gets 503. The token is never logged.
+    It runs before the body is read (:class:`BodyLimit` sits inside it): a refused request
+    is answered at once and its connection closed, its body never waited for."""
 
     def __init__(
         self,
@@ -183,7 +207,7 @@ class BearerAuth:
         raw = headers.get(b"authorization")
         secret = bearer(raw.decode("latin-1") if raw else None)
         if secret is None:
-            await send_json(send, 401, {"detail": "missing bearer token"})
+            await send_json(send, 401, {"detail": "missing bearer token"}, has_body(scope))
             return
         tokens = self.tokens
         try:
@@ -193,10 +217,10 @@ class BearerAuth:
                 grant = tokens.verify(secret)
         except Exception as exc:  # Unavailable, StoreError: the reason, never the token
             reason = " ".join(f"cannot check the token: {exc}".split())
-            await send_json(send, 503, {"detail": reason})
+            await send_json(send, 503, {"detail": reason}, has_body(scope))
             return
         if grant is None:
-            await send_json(send, 401, {"detail": "unknown or revoked token"})
+            await send_json(send, 401, {"detail": "unknown or revoked token"}, has_body(scope))
             return
         scope[GRANT_KEY] = grant
         await self.app(scope, receive, send)

@@ -25,8 +25,16 @@ from cogmem.service.core import (
     Service,
     Unavailable,
 )
-from cogmem.service.guards import allowed_hosts, cors, wrap
-from cogmem.service.limits import GRANT_KEY, BearerAuth
+from cogmem.service.guards import allowed_hosts, bounded, wrap
+from cogmem.service.limits import (
+    GRANT_KEY,
+    ASGIApp,
+    BearerAuth,
+    Receive,
+    Scope,
+    Send,
+    send_json,
+)
 from cogmem.service.tokens import Grant
 
 T = TypeVar("T")
@@ -230,7 +238,7 @@ def http_app(
     cors_origins: Sequence[str] = (),
 ) -> Any:
     """The streamable HTTP app at ``/mcp``, behind the guards the HTTP API has too (Host
-    and Origin by :mod:`cogmem.service.guards`, size, bearer token)."""
+    and Origin by :mod:`cogmem.service.guards`, bearer token, then size), POST only."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     fixed = None if auth else Grant(group=group or "default")
@@ -241,9 +249,29 @@ def http_app(
         stateless_http=True, json_response=True, transport_security=security, host=host
     )
     guarded = BearerAuth(
-        app,
+        bounded(service, no_event_stream(app)),  # no body is read before the token
         service.tokens if auth else None,
         default=fixed,
         check=lambda fn: service.call(fn),
     )
-    return wrap(service, cors(guarded, cors_origins), hosts or allowed_hosts(host), cors_origins)
+    return wrap(guarded, hosts or allowed_hosts(host), cors_origins)
+
+
+def no_event_stream(app: ASGIApp) -> ASGIApp:
+    """405 for ``GET /mcp``, the standalone event stream: this server is stateless and
+    answers each call in its response, so it never sends anything on that stream, and an
+    open one would only hold a connection (63 of them, with any token, took every slot).
+    The MCP spec lets a server answer 405 there; clients then use POST only."""
+
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "GET":
+            await send_json(
+                send,
+                405,
+                {"detail": "this MCP server offers no event stream: send calls with POST"},
+                extra=[(b"allow", b"POST, DELETE")],
+            )
+            return
+        await app(scope, receive, send)
+
+    return guard
