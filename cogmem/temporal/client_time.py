@@ -11,6 +11,8 @@ is accepted or refused alike everywhere, in one line that says why:
   "end of that day" reaches past what Python and Neo4j can hold. ``9999-12-31`` or
   ``0001-01-01T00:30+14:00`` is refused, never an ``OverflowError`` or the driver's
   "Ticks out of range".
+* Its UTC offset, when it has one, is at most 18 hours either way (Neo4j's, as Java's:
+  ``-23:00`` is valid in Python and refused by the database).
 * A turn's time is ISO-8601 text or a datetime. A number is refused: whether ``1700000000``
   counts seconds or milliseconds would be a guess (the same for a text of digits alone).
 """
@@ -18,13 +20,14 @@ is accepted or refused alike everywhere, in one line that says why:
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from cogmem.models import as_utc
 
 EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
 RANGE = "0001-01-02 to 9999-12-30 UTC"
+MAX_OFFSET = timedelta(hours=18)
 _DIGITS = re.compile(r"[+-]?\d+(?:\.\d*)?")
 
 
@@ -37,9 +40,14 @@ def _shown(at: datetime) -> str:
 
 
 def check_time(at: datetime) -> datetime:
-    """``at`` (a naive datetime is UTC; an offset is kept) if it is inside the range, else
-    :class:`ClientTimeError`."""
+    """``at`` (a naive datetime is UTC; an offset is kept) if it is inside the range and
+    its offset within 18 hours, else :class:`ClientTimeError`."""
     aware = as_utc(at)
+    offset = aware.utcoffset() or timedelta(0)
+    if abs(offset) > MAX_OFFSET:
+        raise ClientTimeError(
+            f"{_shown(aware)} has a UTC offset beyond 18 hours, which Neo4j cannot keep"
+        )
     try:
         utc = aware.astimezone(UTC)
     except OverflowError:
