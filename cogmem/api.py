@@ -432,22 +432,19 @@ class Memory(Inspection):
         expected = [tail["id"]] if tail else []
 
         def still_as_planned(rows: list[list[Row]]) -> None:
+            if drop and rows[2][0]["dropped"] != 1:  # first: no use planning it again
+                raise TakenElsewhere(f"outbox entry {pending}")
             (state,) = rows[1]
             if state["tail"] != expected or state["stored"]:
                 raise AppendConflict(f"conversation {turn.conversation!r} moved on")
-
-        def still_held(rows: list[list[Row]]) -> None:
-            if rows and rows[0][0]["dropped"] != 1:
-                raise TakenElsewhere(f"outbox entry {pending}")
 
         guard = WriteGuard(
             before=[
                 ("live/append_lock", {"conversation_id": cid, "group": self.group}),
                 ("live/append_state", {"conversation_id": cid, "turn_id": new_id}),
+                *drop,  # deleted in this transaction, if this writer still holds it
             ],
-            check_before=still_as_planned,
-            after=drop,
-            check_after=still_held,
+            check=still_as_planned,
         )
         return ingestor.append(
             conv,

@@ -86,19 +86,12 @@ class KnownVectors:
 
 
 class WriteGuard:
-    """Statements that frame a live turn's write transaction, with checks that abandon it:
-    ``before`` runs first and ``check_before`` reads its rows (raising ends the transaction
-    with nothing written); ``after`` runs last and ``check_after`` reads its rows."""
+    """Statements that open a live turn's write transaction (its conversation's append
+    lock, what the append assumed, its outbox entry) and a check of their rows that
+    abandons the transaction, with nothing written, by raising."""
 
-    def __init__(
-        self,
-        before: Sequence[Step] = (),
-        check_before: Callable[[list[list[Row]]], None] | None = None,
-        after: Sequence[Step] = (),
-        check_after: Callable[[list[list[Row]]], None] | None = None,
-    ) -> None:
-        self.before, self.after = list(before), list(after)
-        self.check_before, self.check_after = check_before, check_after
+    def __init__(self, before: Sequence[Step], check: Callable[[list[list[Row]]], None]) -> None:
+        self.before, self.check = list(before), check
 
 
 class IngestSummary(BaseModel):
@@ -252,7 +245,7 @@ class Ingestor:
     ) -> None:
         """``conversation_stored``: the Conversation node exists, complete, with these
         speakers, so its own statements are left out (a live turn's common case);
-        ``guard``: statements and checks around the last batch's transaction."""
+        ``guard``: statements and a check that open the last batch's transaction."""
         builder = GraphBuilder(self.group, conversation)
         ctx = seed_context(self.store, self.group, speakers_of(conversation), known, persons)
         speaker_first: dict[str, str] = {}
@@ -329,14 +322,12 @@ class Ingestor:
         """One batch in one transaction; the claims of the (speaker, target) pairs it
         touched are reconciled in it, reading what it wrote. A record left without a vector
         (an entity the cache wrongly took for stored) is embedded in the transaction.
-        ``guard``'s statements run first and last, and its checks may abandon it all."""
+        ``guard``'s statements run first, and its check may abandon it all."""
         by_id = {r["id"]: r for r in records}
 
         def work(tx: Statements) -> None:
-            if guard is not None and guard.before:
-                framed = tx.write_many(guard.before)
-                if guard.check_before is not None:
-                    guard.check_before(framed)
+            if guard is not None:
+                guard.check(tx.write_many(guard.before))
             results = tx.write_many(steps)
             written = next(
                 res
@@ -355,10 +346,6 @@ class Ingestor:
                     ],
                 )
             reconcile_pairs(tx, self.group, pairs, self.reconcile_settings)
-            if guard is not None and guard.after:
-                closing = tx.write_many(guard.after)
-                if guard.check_after is not None:
-                    guard.check_after(closing)
 
         self.store.transaction(work)
         self.cache.committed({r["id"] for r in records if r["label"] in _ENTITY_LABELS})
@@ -373,7 +360,7 @@ class Ingestor:
         guard: WriteGuard | None = None,
     ) -> IngestSummary:
         """Add the turns of ``conversation`` after turn ``previous_tid`` (a live chat);
-        ``guard``: statements and checks around the transaction of its last turns.
+        ``guard``: statements and a check that open the transaction of its last turns.
         ``persons``: the group's persons (``ingest/group_persons`` rows) when the caller
         has read them already; ``conversation_stored``: see :meth:`_conversation`;
         ``ahead``: turn texts whose vectors are already being computed

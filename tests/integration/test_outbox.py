@@ -92,7 +92,7 @@ def resume_together(settings: Settings, group: str, n: int) -> None:
 
 
 def turn_count(store: Store, group: str) -> int:
-    return len(store.read("inspect/turns", group_id=group))
+    return len(store.read("inspect/turns", group=group))
 
 
 def expect_each_once_in_order(settings: Settings, store: Store, group: str) -> None:
