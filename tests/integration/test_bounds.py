@@ -172,3 +172,69 @@ def test_a_slow_request_is_cut_off_and_the_bounds_are_in_help(
     shown = " ".join(CliRunner().invoke(cli_app, ["serve", "--help"]).output.split())
     for default in ("[default: 10.0]", "[default: 64]", "[default: 1048576]", "[default: 8]"):
         assert default in shown, default
+
+
+def test_a_write_in_flight_when_neo4j_goes_is_a_503_within_two_seconds(
+    cut_env: dict[str, Any],
+) -> None:
+    """On main a turn being written when Neo4j went away waited the driver's whole retry
+    window (30 s, then 32 s in all) for its 503; a new request got its 503 within 2 s."""
+    group = cut_env["group"]
+    mem = Memory(cut_env["settings"])
+    app = create_app(Service(mem, Limits(timeout_s=60)), auth=False, default_group=group)
+    answer: dict[str, Any] = {}
+    try:
+        with TestClient(app, base_url=LOCAL) as client:
+            turn = {"speaker": "ann", "text": "I moved to Lisbon in May."}
+            assert client.post(f"/v1/groups/{group}/turns", json=turn).status_code == 201
+
+            def write() -> None:
+                started = time.monotonic()
+                body = {"speaker": "ann", "text": "My sister Ines lives in Porto. " * 40}
+                r = client.post(f"/v1/groups/{group}/turns", json=body)
+                answer.update(status=r.status_code, took=time.monotonic() - started)
+                answer["detail"] = r.json().get("detail")
+
+            # in flight: it passed the check (Neo4j answered just now) when the cut comes
+            assert client.post(f"/v1/groups/{group}/search", json={"query": "x"}).is_success
+            writer = threading.Thread(target=write)
+            writer.start()
+            time.sleep(0.05)
+            cut_env["proxy"].cut()
+            writer.join(timeout=60)
+        assert answer.get("status") == 503, answer
+        assert answer["took"] < 3.0, answer
+        assert "\n" not in answer["detail"]
+        print(f"write in flight at the cut: 503 after {answer['took']:.2f} s")
+    finally:
+        mem.close()
+
+
+def test_a_request_must_arrive_whole_within_the_read_timeout(
+    neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    """On main the read timeout bounded each part of a body, not the request: a body sent
+    a byte every second held its connection for as long as the client liked."""
+    with serve(neo4j_settings, tmp_path / "serve.log", "--no-auth", "--read-timeout", "2") as live:
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", live.port)) as s:
+            s.settimeout(0.5)
+            s.sendall(
+                b"POST /v1/groups/default/search HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            )
+            got = b""
+            for _ in range(12):  # a byte every 0.5 s: each part well within 2 s
+                try:
+                    s.sendall(b" ")
+                except OSError:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    got += s.recv(4096)  # waits 0.5 s
+                if got:
+                    break
+            took = time.monotonic() - started
+        assert got.startswith(b"HTTP/1.1 408"), got[:200]
+        assert took < 4, took
+    shown = " ".join(CliRunner().invoke(cli_app, ["serve", "--help"]).output.split())
+    assert "--max-unauthenticated" in shown and "[default: 32]" in shown

@@ -449,3 +449,269 @@ def test_generated_mcp_arguments_never_crash_a_tool(
             message = result.content[0].text
             assert "\n" not in message and "internal error" not in message, (name, message)
     assert env.nodes(env.b) == before_b
+
+
+# -- issue 51: attacks that got through on main ------------------------------------------
+
+
+def test_a_page_on_another_port_cannot_post_a_form_to_a_no_auth_server(
+    neo4j_settings: Settings, store: Store, tmp_path: Path
+) -> None:
+    """On main the Origin was compared by host only: a page on http://127.0.0.1:3000
+    wrote into a `--no-auth` server on another port with a multipart form (a request a
+    browser sends without a preflight)."""
+    group = f"test-hostile-port-{uuid.uuid4().hex[:8]}"
+    upload = b'{"conversation":"c","speaker":"Mal","text":"A page wrote this."}\n'
+    try:
+        with serve(neo4j_settings, tmp_path / "serve.log", "--no-auth", "--group", group) as live:
+            ingest = f"{live.base}/v1/groups/{group}/ingest"
+            for origin in (
+                "http://127.0.0.1:3000",
+                "http://localhost:3000",
+                f"https://127.0.0.1:{live.port}",  # same host and port, another scheme
+                "http://127.0.0.1",  # port 80
+            ):
+                r = httpx.post(
+                    ingest,
+                    files={"file": ("x.jsonl", upload, "application/json")},
+                    headers={"Origin": origin},
+                    timeout=60,
+                )
+                assert r.status_code == 403, (origin, r.status_code, r.text[:200])
+                r = httpx.post(
+                    f"{live.base}/v1/groups/{group}/turns",
+                    content=b'{"speaker": "Mal", "text": "plain text post"}',
+                    headers={"Origin": origin, "Content-Type": "text/plain"},
+                    timeout=60,
+                )
+                assert r.status_code == 403, (origin, r.status_code)
+            own = httpx.post(  # the server's own page (same scheme, host and port) works
+                f"{live.base}/v1/groups/{group}/search",
+                json={"query": "x"},
+                headers={"Origin": live.base},
+                timeout=60,
+            )
+            assert own.status_code == 200, own.text
+            nodes = int(store.read("admin/count_group", group=group)[0]["nodes"])
+            assert nodes == 0
+    finally:
+        while store.write("admin/forget_group", group=group, batch=5000)[0]["deleted"]:
+            pass
+
+
+def test_the_mcp_transport_refuses_a_page_on_another_port(env: Env) -> None:
+    port = env.mcp.split(":")[2].split("/")[0]
+    for origin in ("http://127.0.0.1:3000", f"https://127.0.0.1:{port}"):
+        r = httpx.post(env.mcp, json={}, headers={**env.auth("a"), "Origin": origin}, timeout=30)
+        check(r, env, {403})
+
+
+def _hold(port: int, payload: bytes) -> Any:
+    """A connection that sends ``payload`` and then nothing (the test closes it)."""
+    import socket
+
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(30)
+    if payload:
+        s.sendall(payload)
+    return s
+
+
+def _port(url: str) -> int:
+    return int(url.split(":")[2].split("/")[0])
+
+
+def test_63_slow_unauthenticated_connections_leave_a_token_holder_served(env: Env) -> None:
+    """On main 63 connections that sent their request slowly (headers a byte at a time, or
+    a body never finished: it was read before the token was checked) took every slot: the
+    64th, a token holder's, was 503 until they let go."""
+    import time
+
+    port = _port(env.base)
+    path = f"/v1/groups/{env.a}/search"
+    slow = [
+        b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0",  # headers never finished
+        b"",  # nothing at all
+    ]
+
+    def searches(n: int) -> list[float]:
+        took = []
+        for _ in range(n):
+            started = time.monotonic()
+            r = httpx.post(
+                env.base + path, json={"query": "chess"}, headers=env.auth("a"), timeout=30
+            )
+            took.append(time.monotonic() - started)
+            assert r.status_code == 200, (r.status_code, r.text[:200])
+        return took
+
+    alone = searches(3)  # (the first one warms the server up)
+    held = [_hold(port, slow[i % 2]) for i in range(63)]
+    try:
+        time.sleep(1.0)
+        beside = searches(5)
+        print(
+            "token holder's search alone / beside 63 slow clients (ms): "
+            + " ".join(f"{t * 1000:.0f}" for t in alone[1:])
+            + " / "
+            + " ".join(f"{t * 1000:.0f}" for t in beside)
+        )
+    finally:
+        for s in held:
+            s.close()
+    # a body is never waited for before its token is checked: 401 at once, then closed
+    started = time.monotonic()
+    with _hold(
+        port,
+        b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"query"',
+    ) as s:
+        got = s.recv(4096)
+        assert got.startswith(b"HTTP/1.1 401"), got[:100]
+        assert time.monotonic() - started < 2
+
+
+def test_63_mcp_event_streams_of_one_token_leave_others_served(env: Env) -> None:
+    """On main `GET /mcp` opened an event stream that the stateless server never writes
+    to; 63 of them with a read-only token took every slot."""
+    port = _port(env.mcp)
+    get = (
+        f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n"
+        f"Authorization: Bearer {env.tokens['a_ro']}\r\n\r\n"
+    ).encode()
+    held = []
+    try:
+        for _ in range(63):
+            held.append(_hold(port, get))
+            answer = held[-1].recv(4096)  # on main: 200 and an event stream, held open
+            assert answer.startswith(b"HTTP/1.1 405"), answer[:200]
+        results = _mcp(env, "a", [("search", {"query": "chess"})])
+        assert not results[0].is_error, results[0]
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_percent_encoded_tokens_are_refused_and_never_logged(env: Env) -> None:
+    """On main only a literal `cgm_` was found: `?q=%63gm_…`, `cgm%5F…` or an encoded
+    token in the path was let through to the handler and written out by the access log."""
+    secret = env.tokens["a"]
+    rest = secret[4:]
+    urls = [
+        f"/v1/groups/{env.a}/search?q=%63gm_{rest}",
+        f"/v1/groups/{env.a}/search?q=cgm%5F{rest}",
+        f"/v1/groups/{env.a}/search?q=cgm%5f{rest}",
+        f"/v1/groups/{env.a}/search?q=%2563gm%255F{rest}",  # encoded twice
+        f"/v1/groups/{env.a}/search?%74oken={rest}",  # the key encoded
+        f"/v1/groups/{env.a}/search?%2574oken={rest}",
+        f"/v1/groups/%63gm_{rest}/search",
+        f"/v1/groups/cgm%255F{rest}/search",
+        f"/v1/groups/{env.a}/search?q=%25%32%35%36%33gm_{rest}",  # %2563 itself encoded
+    ]
+    for url in urls:
+        r = httpx.post(env.base + url, json={"query": "x"}, timeout=30)
+        check(r, env, {400})
+        assert "Authorization: Bearer" in r.json()["detail"]
+    for query in (f"?q=%63gm_{rest}", f"?q=cgm%255F{rest}"):
+        r = httpx.post(env.mcp + query, json={}, timeout=30)
+        check(r, env, {400})
+    for log in env.logs:
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            assert rest[:20] not in line, line
+
+
+EDGES = ["9999-12-31", "0001-01-01T00:30+14:00", "9999", "0001-01-01T00:00-00:01"]
+
+
+def test_times_at_the_calendars_edge_are_a_422_naming_the_field(
+    env: Env, neo4j_settings: Settings
+) -> None:
+    """On main `as_of: 9999-12-31` was an OverflowError (500 and a traceback over HTTP, a
+    bare error over MCP, `error: OverflowError` in the CLI), a turn's time past the
+    calendar the driver's 'Ticks out of range', a number a time in seconds or
+    milliseconds by its size, and `k: true` was k=1."""
+    from typer.testing import CliRunner
+
+    from cogmem.cli import app as cli_app
+    from cogmem.temporal.as_of import AsOfError
+
+    before = (env.nodes(env.a), env.nodes(env.b))
+    for edge in EDGES:
+        for route, body in (
+            ("search", {"query": "chess", "as_of": edge}),
+            ("context", {"query": "chess", "as_of": edge}),
+            ("ask", {"question": "what does Ann play?", "as_of": edge}),
+        ):
+            r = httpx.post(
+                f"{env.base}/v1/groups/{env.a}/{route}", json=body, headers=env.auth("a")
+            )
+            check(r, env, {422})
+            assert r.json()["detail"].startswith("as_of: "), r.text
+        turn = {"speaker": "M", "text": "x", "time": edge}
+        r = httpx.post(f"{env.base}/v1/groups/{env.a}/turns", json=turn, headers=env.auth("a"))
+        check(r, env, {422})
+        assert r.json()["detail"].startswith("time: "), r.text
+    for bad, name in (
+        ({"speaker": "M", "text": "x", "time": 1700000000}, "time"),
+        ({"speaker": "M", "text": "x", "time": 1700000000000}, "time"),
+        ({"speaker": "M", "text": "x", "time": "1700000000"}, "time"),
+        ({"speaker": "M", "text": "x", "time": "9999-12-31T23:59:59-23:59"}, "time"),
+        ({"speaker": "M", "text": "x", "time": "2024-03-01T12:00:00-23:00"}, "time"),
+    ):
+        r = httpx.post(f"{env.base}/v1/groups/{env.a}/turns", json=bad, headers=env.auth("a"))
+        check(r, env, {422})
+        assert r.json()["detail"].startswith(f"{name}: "), r.text
+    for route, body in (
+        ("search", {"query": "x", "k": True}),
+        ("ask", {"question": "x", "k": False}),
+        ("context", {"query": "x", "budget_tokens": True}),
+    ):
+        r = httpx.post(f"{env.base}/v1/groups/{env.a}/{route}", json=body, headers=env.auth("a"))
+        check(r, env, {422})
+    assert (env.nodes(env.a), env.nodes(env.b)) == before
+    calls = [(tool, {"query": "chess", "as_of": e}) for e in EDGES for tool in ("search",)]
+    calls += [("ask", {"question": "chess?", "as_of": "9999-12-31"})]
+    calls += [("remember", {"speaker": "M", "text": "x", "time": 1700000000})]
+    calls += [("remember", {"speaker": "M", "text": "x", "time": "0001-01-01T00:30+14:00"})]
+    calls += [("search", {"query": "x", "k": True})]
+    for (tool, args), result in zip(calls, _mcp(env, "a", calls), strict=True):
+        assert result.is_error, (tool, args)
+        message = result.content[0].text
+        assert "\n" not in message and "internal error" not in message, message
+        name = "time" if "time" in args else "as_of" if "as_of" in args else "k"
+        assert f"{name}: " in message, message
+    assert (env.nodes(env.a), env.nodes(env.b)) == before
+    for edge in EDGES[:2]:
+        cli = CliRunner().invoke(cli_app, ["search", "chess", "--as-of", edge])
+        assert cli.exit_code == 1, cli.output
+        lines = [line for line in cli.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: --as-of:"), cli.output
+        assert "Overflow" not in cli.output
+        with (
+            Memory(neo4j_settings.model_copy(update={"group": env.a})) as mem,
+            pytest.raises(AsOfError, match="outside the times"),
+        ):
+            mem.search("chess", as_of=edge)
+    for log in env.logs:
+        text = log.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in text and "OverflowError" not in text, text[-2000:]
+
+
+def test_the_last_and_first_days_kept_are_stored_and_searched(env: Env) -> None:
+    """The edge of the range kept is usable end to end (the driver stores it)."""
+    kept = ("9999-12-30T00:00:00-18:00", "0001-01-02T18:00:00+18:00", "0001-01-02T00:00:00Z")
+    for n, when in enumerate(kept):
+        r = httpx.post(
+            f"{env.base}/v1/groups/{env.a}/turns",
+            json={"speaker": "Ann", "text": f"Edge note number {n}.", "time": when},
+            headers=env.auth("a"),
+            timeout=60,
+        )
+        assert r.status_code == 201, r.text
+    r = httpx.post(
+        f"{env.base}/v1/groups/{env.a}/search",
+        json={"query": "note", "as_of": "9999-12-30"},
+        headers=env.auth("a"),
+        timeout=60,
+    )
+    assert r.status_code == 200, r.text

@@ -127,3 +127,39 @@ def test_docs_are_served_with_no_asset_from_elsewhere(neo4j_settings: Settings) 
         assert "/v1/groups/{group}/search" in page.text and "maximum=100" in page.text
         assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", page.text), "external"
         assert c.get("/redoc").status_code in (401, 404)  # no Swagger/ReDoc pages
+
+
+def test_mcp_http_checks_its_port_before_it_prints_a_banner(neo4j_settings: Settings) -> None:
+    """On main `cogmem mcp --http --port 70000` printed 'cogmem MCP (streamable HTTP) on
+    …' and then its port error."""
+    port = free_port()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen(1)
+        for bad in ("70000", str(port)):
+            done = subprocess.run(
+                [sys.executable, "-m", "cogmem", "mcp", "--http", "--port", bad],
+                env=server_environ(neo4j_settings),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 1, done.stderr
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1 and bad in lines[0], done.stderr
+            assert "cogmem MCP" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_empty_neo4j_uri_is_one_line_naming_it(neo4j_settings: Settings) -> None:
+    """On main `NEO4J_URI=""` reached the default server without a word."""
+    environ = {**server_environ(neo4j_settings), "NEO4J_URI": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "cogmem", "search", "x"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "NEO4J_URI" in lines[0] and "empty" in lines[0], done.stderr
