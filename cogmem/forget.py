@@ -49,13 +49,14 @@ logs any text.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
 from typing import Any, Literal
 
@@ -248,7 +249,15 @@ def span_turns(
             f"the span ends ({hi:%Y-%m-%d %H:%M}) before it starts ({lo:%Y-%m-%d %H:%M})"
         )
     who = speaker.strip() if speaker and speaker.strip() else None
-    rows = store.read("forget/span_turns", group=group, start=lo, end=hi, speaker=who)
+    rows = store.read(
+        "forget/span_turns",
+        group=group,
+        lo=lo - timedelta(seconds=1),
+        hi=hi + timedelta(seconds=1),
+        start_ms=math.floor(lo.timestamp() * 1000),
+        end_ms=math.floor(hi.timestamp() * 1000),
+        speaker=who,
+    )
     if not rows:
         by = f" by {who!r}" if who else ""
         raise ForgetError(

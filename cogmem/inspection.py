@@ -44,9 +44,11 @@ class Inspection:
 
     def stats(self) -> dict[str, Any]:
         """This group at a glance: turns (and the time they span), conversations, records
-        by type label, relationships by type, the last ingest."""
+        by type label, relationships by type, the last ingest, and the forget audit entries
+        (``forgets``: when, kind, how many turns and records, actor)."""
         counts = self.counts()  # first: it waits for the group's queued live turns
         span = self.store.read("inspect/group_turn_span", group=self.group)[0]
+        forgets = self.store.read("forget/audit_entries", group=self.group)
         labels = counts["labels"]
         return {
             "group": self.group,
@@ -59,6 +61,8 @@ class Inspection:
             "last_ingest": span["last_ingest"],
             "labels": labels,
             "relationships": counts["relationships"],
+            # what was forgotten (issue 50): when, kind, how many, which actor; never text
+            "forgets": forgets,
         }
 
     def doctor(self, fix: bool = False, every_group: bool = False, batch: int = 5000) -> list[Row]:

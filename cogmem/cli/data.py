@@ -296,15 +296,56 @@ def forget(
     ctx: typer.Context,
     group: Annotated[
         str,
-        typer.Option("--group", "-g", help="The memory space to delete (required)."),
+        typer.Option("--group", "-g", help="The memory space to forget in (required)."),
     ],
+    turn: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--turn",
+            help="Forget this turn (repeatable): its source id (D1:3; with --conversation, "
+            "of that conversation) or node id.",
+        ),
+    ] = None,
+    conversation: Annotated[
+        str | None,
+        typer.Option(
+            "--conversation",
+            help="Forget this conversation (its source id); with --turn, the conversation "
+            "the turn ids belong to.",
+        ),
+    ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option("--from", help="Forget the turns said from then (ISO date or time)."),
+    ] = None,
+    end: Annotated[
+        str | None,
+        typer.Option("--to", help="... to then (ISO date or time; a date is its whole day)."),
+    ] = None,
+    speaker: Annotated[
+        str | None, typer.Option("--speaker", help="With --from/--to: only this speaker's turns.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would go; change nothing.")
+    ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     as_json: PlainJsonOpt = False,
 ) -> None:
-    """Delete a whole group: every node and relationship of it, nothing else.
+    """Forget turns, a conversation or a span of time, and exactly what rests on them, or
+    (with none of --turn, --conversation, --from/--to) a whole group.
 
-    Turns, records and consolidated facts go; other groups are untouched. Asks first
-    unless --yes."""
+    Records evidenced only by the forgotten turns go; consolidated facts and claim statuses
+    are derived again; an audit entry records that it happened, never what was said.
+    Asks first unless --yes; --dry-run lists what would go."""
+    precise = bool(turn) or conversation is not None or start is not None or end is not None
+    if precise:
+        selection = (turn or [], conversation, start, end, speaker)
+        _forget_precisely(ctx, group, selection, dry_run, yes, as_json)
+        return
+    if speaker is not None:
+        raise fail("--speaker goes with --from and --to")
+    if dry_run:
+        raise fail("--dry-run goes with --turn, --conversation or --from/--to")
     with open_memory(ctx, group) as mem:
         group = mem.group
         before = mem.counts()
@@ -332,6 +373,74 @@ def forget(
             f"Forgot group '{escape(group)}': {deleted} nodes and their {rels} "
             "relationships deleted."
         )
+
+
+def _forget_precisely(
+    ctx: typer.Context,
+    group: str,
+    selection: tuple[list[str], str | None, str | None, str | None, str | None],
+    dry_run: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """``cogmem forget --turn … | --conversation … | --from … --to …``; ``selection``:
+    (turns, conversation, from, to, speaker) as given."""
+    from cogmem.api import ForgetError
+
+    turns, conversation, start, end, speaker = selection
+    span = start is not None or end is not None
+    if span and (start is None or end is None):
+        raise fail("--from and --to go together: give both ends of the span")
+    if span and (turns or conversation is not None):
+        raise fail("give --turn, --conversation or --from/--to, not several")
+    if speaker is not None and not span:
+        raise fail("--speaker goes with --from and --to")
+    with open_memory(ctx, group) as mem:
+
+        def run(dry: bool) -> Any:
+            if turns:
+                return mem.forget_turns(turns, conversation, dry_run=dry)
+            if conversation is not None:
+                return mem.forget_conversation(conversation, dry_run=dry)
+            assert start is not None and end is not None
+            return mem.forget_span(start, end, speaker, dry_run=dry)
+
+        try:
+            preview = run(True)
+            if dry_run:
+                _print_forget(preview, as_json)
+                return
+            if not yes:
+                typer.confirm(
+                    f"Forget {len(preview.turns)} turn(s) and the {preview.record_count} "
+                    f"record(s) that rest on them in group '{mem.group}'? This cannot be undone",
+                    abort=True,
+                    err=True,
+                )
+            done = run(False)
+        except ForgetError as exc:
+            raise fail(str(exc)) from None
+    _print_forget(done, as_json)
+
+
+def _print_forget(summary: Any, as_json: bool) -> None:
+    if as_json:
+        print_json(summary.model_dump(mode="json"))
+        return
+    verb = "Would forget" if summary.dry_run else "Forgot"
+    records = ", ".join(f"{n} {t}" for t, n in sorted(summary.records.items())) or "none"
+    out.print(
+        f"{verb} {len(summary.turns)} turn(s) of group '{escape(summary.group)}'; "
+        f"records: {escape(records)}; consolidated facts made again: {summary.facts_removed}; "
+        f"claim pairs reconciled again: {summary.claim_pairs}.",
+        highlight=False,
+    )
+    if summary.dry_run:
+        for t in summary.turns:
+            line = f"  {escape(t.conversation)} {escape(t.source_id)}  ({t.id})"
+            out.print(line, highlight=False)
+    elif summary.audit_id:
+        out.print(f"Audit entry {summary.audit_id} (`cogmem stats` lists them).", highlight=False)
 
 
 @friendly

@@ -64,6 +64,10 @@ def stats(ctx: typer.Context, group: GroupOpt = None, as_json: JsonOpt = False) 
     with open_memory(ctx, group) as mem:
         data = mem.stats()
     if as_json:
+        data["forgets"] = [
+            {k: v.isoformat() if isinstance(v, datetime) else v for k, v in e.items()}
+            for e in data.get("forgets") or []
+        ]
         print_json({k: v.isoformat() if isinstance(v, datetime) else v for k, v in data.items()})
         return
     if data["nodes"] == 0:
@@ -84,6 +88,14 @@ def stats(ctx: typer.Context, group: GroupOpt = None, as_json: JsonOpt = False) 
         table.add_row(f"nodes: {escape(label)}", str(count))
     for rtype, count in sorted(data["relationships"].items()):
         table.add_row(f"relationships: {escape(rtype)}", str(count))
+    forgets = data.get("forgets") or []
+    table.add_row("forgets (audit entries)", str(len(forgets)))
+    for entry in forgets[-5:]:
+        actor = f" by {entry['actor']}" if entry.get("actor") else ""
+        table.add_row(
+            f"  forgot {_when(entry['at'])}{escape(actor)}",
+            f"{entry['kind']}: {entry['turns']} turns, {entry['records']} records",
+        )
     out.print(table)
 
 

@@ -11,6 +11,7 @@ from cogmem.store import StoreError
 from cogmem.transfer.file import (
     PRIMARY_LABELS,
     ExportedEmbedder,
+    ExportedForget,
     ExportedNode,
     ExportedRelationship,
     ExportFile,
@@ -105,6 +106,10 @@ def export_group(mem: Memory, embeddings: bool = True, page: int = PAGE) -> Expo
         embeddings=embeddings,
         nodes=nodes,
         relationships=rels,
+        forgets=[
+            ExportedForget.model_validate(row)
+            for row in store.read("forget/audit_entries", group=group)
+        ],
     )
     data.counts = {"labels": data.label_counts(), "relationships": data.type_counts()}
     return data

@@ -123,6 +123,21 @@ class ExportedRelationship(BaseModel):
         return self
 
 
+class ExportedForget(BaseModel):
+    """One forget audit entry of the group (issue 50): when, what kind, how many turns,
+    records and consolidated facts, which actor. Never what was forgotten."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200)
+    at: datetime
+    kind: Literal["turns", "conversation", "span"]
+    turns: int = Field(ge=0)
+    records: int = Field(ge=0)
+    facts: int = Field(default=0, ge=0)
+    actor: str | None = None
+
+
 class ExportFile(BaseModel):
     """A whole group, as written by :func:`export_group` and read by :func:`read_export`."""
 
@@ -137,6 +152,7 @@ class ExportFile(BaseModel):
     counts: dict[str, dict[str, int]] = Field(default_factory=dict)
     nodes: list[ExportedNode]
     relationships: list[ExportedRelationship]
+    forgets: list[ExportedForget] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> ExportFile:

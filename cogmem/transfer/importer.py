@@ -215,6 +215,12 @@ def import_group(
         _expect(written, "relationships", len(chunk), "relationship", path)
     for cid in completes:
         mem.store.write("ingest/mark_conversation_complete", id=cid)
+    if data.forgets:  # the group's forget audit entries come along (issue 50)
+        mem.store.write(
+            "forget/import_audit",
+            group=target,
+            rows=[f.model_dump() for f in data.forgets],
+        )
     # a new vector epoch: searching processes read the group again whole, relationships too
     # (an imported relationship does not stamp its ends)
     mem.store.write("admin/forget_group_vectors", group=target)
