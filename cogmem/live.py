@@ -49,6 +49,8 @@ from concurrent.futures import wait as wait_all
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from neo4j.exceptions import DriverError
+
 from cogmem.models import Turn
 from cogmem.store import Store
 
@@ -179,6 +181,8 @@ class Outbox:
                 return
             try:
                 self._beat(store)
+            except DriverError:  # its driver was closed under it (a store it was lent)
+                return
             except Exception as exc:  # the next beat tries again; the lease covers a miss
                 log.warning("outbox heartbeat failed: %s", exc)
 
