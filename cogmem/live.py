@@ -181,8 +181,10 @@ class Outbox:
                 return
             try:
                 self._beat(store)
-            except DriverError:  # its driver was closed under it (a store it was lent)
-                return
+            except DriverError as exc:
+                if type(exc) is DriverError:  # its driver was closed (a store it was lent)
+                    return
+                log.warning("outbox heartbeat failed: %s", exc)  # Neo4j away: beat again
             except Exception as exc:  # the next beat tries again; the lease covers a miss
                 log.warning("outbox heartbeat failed: %s", exc)
 
