@@ -11,13 +11,16 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
 
+import httpx
 import pytest
 
 from cogmem.config import Settings
 from cogmem.store import Store
 from tests.integration.test_turn_ids import chain_of
-from tests.live_server import server_environ
+from tests.live_server import serve, server_environ
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -129,3 +132,33 @@ def test_a_writer_killed_midway_then_two_restarted_together_write_each_turn_once
     assert 3 <= written < N, "kill the writer while it writes"
     resume_together(neo4j_settings, backlog_group, 2)
     expect_each_once_in_order(neo4j_settings, store, backlog_group)
+
+
+def test_thirty_202s_stay_thirty_through_a_kill_and_two_servers_restarted_together(
+    neo4j_settings: Settings, store: Store, backlog_group: str, tmp_path: Path
+) -> None:
+    """From outside, as the issue's attack did it (on main: 30 acknowledged became 40)."""
+    group, log = backlog_group, tmp_path / "serve.log"
+    turns = [
+        {
+            "speaker": "Ana",
+            "text": f"Turn number {i}: I walked the dog along the river.",
+            "time": f"2024-05-01T10:{i:02d}:00Z",
+            "conversation": "chat",
+            "wait": False,
+        }
+        for i in range(N)
+    ]
+    with serve(neo4j_settings, log, "--no-auth", "--group", group) as live:
+        with httpx.Client(base_url=live.base, timeout=60) as client:
+            answers = [client.post(f"/v1/groups/{group}/turns", json=t) for t in turns]
+        live.kill()
+    assert [a.status_code for a in answers] == [202] * N
+    assert turn_count(store, group) < N, "the kill came too late to test anything"
+    with ExitStack() as both:
+        for _ in range(2):
+            both.enter_context(serve(neo4j_settings, log, "--no-auth", "--group", group))
+        deadline = time.monotonic() + 120
+        while store.read("live/pending_turns", group=group) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    expect_each_once_in_order(neo4j_settings, store, group)
