@@ -463,7 +463,8 @@ class Memory(Inspection):
     def controller(
         self, weights: RankWeights | None = None, as_of: datetime | None = None
     ) -> Controller:
-        return Controller(self.store, self.group, self.embedder, self.router, weights, as_of=as_of)
+        ops = Operators(self.store, self.group, as_of)
+        return Controller(ops, self.embedder, self.router, weights)
 
     def retrieve(
         self, question: str, k: int = 10, dedupe: bool = True, as_of: AsOf = None
@@ -688,6 +689,7 @@ class Memory(Inspection):
             kind,
             found,
             embedder=None if dry_run else self.embedder,
+            extractor=None if dry_run else self.extractor,
             llm=self.llm,
             config=config,
             dry_run=dry_run,

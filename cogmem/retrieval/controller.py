@@ -5,9 +5,10 @@ best turns' tokens: :mod:`.late`), a sufficiency check, and Evidence with a trac
 ran.
 
 It only orchestrates. Which steps run for which intent is data (:mod:`.recipes`); how turns
-rank is pure maths (:mod:`.scoring`); the operators are reached through the
-:class:`Operators` protocol — :class:`cogmem.retrieval.operators.Operators` runs them on
-Neo4j, a unit test passes an in-memory fake (:meth:`Controller.over`).
+rank is pure maths (:mod:`.scoring`); the operators and the search's session are reached
+through the :class:`SearchOperators` protocol, which declares everything the controller
+asks: :class:`cogmem.retrieval.operators.Operators` runs them for a group, a unit test
+passes an in-memory fake.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from pydantic import BaseModel
 from cogmem.embed import Embedder
 from cogmem.embed.tokens import TokenEmbedder
 from cogmem.models import Evidence, RecordType, TraceStep
-from cogmem.retrieval import operators as graph_operators
 from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Hop, Shared
 from cogmem.retrieval.evidence import sufficient_for, turn_evidence
 from cogmem.retrieval.late import LateQuery, late_query
@@ -63,7 +63,6 @@ from cogmem.retrieval.scoring import (
     subject_of,
 )
 from cogmem.retrieval.tracing import Trace, timed
-from cogmem.store import Store
 
 T = TypeVar("T")
 
@@ -71,9 +70,44 @@ SHARED_RECORD = "Record"
 """Candidate type of a record that links a person to a shared concept (type unknown)."""
 
 
-class Operators(Protocol):
-    """The operator calls the controller makes. :class:`cogmem.retrieval.operators.Operators`
-    (same name: the implementation) runs them as Cypher; tests pass a fake."""
+class SearchOperators(Protocol):
+    """Everything the controller asks of the operators it runs a search with: the four
+    operators and their helpers, and the search's session (its time, its scope, what it
+    ran). :class:`cogmem.retrieval.operators.Operators` runs them as Cypher (or on its
+    group's in-process copy); unit tests pass a fake."""
+
+    #: the time the search looks back from (None: now); :meth:`look_back` moves it
+    as_of: datetime | None
+
+    @property
+    def reads_at_once(self) -> bool:
+        """Whether independent steps gain from running side by side (one connection
+        each): true through Neo4j, false on an in-process copy."""
+        ...
+
+    def end_scope(self) -> None:
+        """Undo the last question's own scope (:meth:`look_back`): back to ``as_of``."""
+        ...
+
+    def look_back(self, as_of: datetime) -> None:
+        """Search memory as it stood at ``as_of`` for the rest of this question."""
+        ...
+
+    def latest_said(self) -> datetime | None:
+        """When the group's last turn (up to ``as_of``) was said; None when it has none."""
+        ...
+
+    def drain_statements(self) -> list[str]:
+        """The statements run since the last call (for the trace), forgotten here."""
+        ...
+
+    def release(self) -> None:
+        """Let go of what this search held (a group's copy, a connection)."""
+        ...
+
+    def prefetch_idf(self, words: list[str]) -> None:
+        """Start reading the document frequencies of ``words`` (:meth:`turn_idf` later)."""
+        ...
 
     def persons(self) -> list[dict[str, Any]]: ...
 
@@ -127,45 +161,18 @@ class Retrieval(BaseModel):
 class Controller:
     """Runs one question: route, feedback, anchor, the recipe's steps, ranking, grounding,
     Evidence.
-    ``Controller(store, group, …)`` works on Neo4j; :meth:`over` on any operators."""
+    ``Controller(Operators(store, group, as_of), embedder)`` searches a group."""
 
     def __init__(
         self,
-        store: Store,
-        group: str,
+        ops: SearchOperators,
         embedder: Embedder,
         router: Router | None = None,
         weights: RankWeights | None = None,
         judge: Callable[[str, list[Evidence]], bool] | None = None,
-        as_of: datetime | None = None,
     ) -> None:
-        """``as_of``: search the group as it stood then (what was said by then, each
-        record's status then); None: now."""
-        ops = graph_operators.Operators(store, group, as_of)
-        self._bind(ops, embedder, router, weights, judge)
-
-    @classmethod
-    def over(
-        cls,
-        ops: Operators,
-        embedder: Embedder,
-        router: Router | None = None,
-        weights: RankWeights | None = None,
-        judge: Callable[[str, list[Evidence]], bool] | None = None,
-    ) -> Controller:
-        """A controller over any :class:`Operators` (e.g. an in-memory fake)."""
-        controller = cls.__new__(cls)
-        controller._bind(ops, embedder, router, weights, judge)
-        return controller
-
-    def _bind(
-        self,
-        ops: Operators,
-        embedder: Embedder,
-        router: Router | None,
-        weights: RankWeights | None,
-        judge: Callable[[str, list[Evidence]], bool] | None,
-    ) -> None:
+        """A controller over ``ops``: :class:`cogmem.retrieval.operators.Operators` for a
+        group (on Neo4j, as of a time or now), or a unit test's fake."""
         self.ops = ops
         self.embedder = embedder
         self.router: Router = router or RuleRouter()
@@ -211,7 +218,7 @@ class Controller:
             trace=trace,
             sufficient=sufficient,
             seconds=seconds,
-            as_of=getattr(self.ops, "as_of", None),
+            as_of=self.ops.as_of,
         )
 
     def scored(self, question: str, k: int = 10) -> tuple[Plan, dict[str, TurnScore]]:
@@ -223,16 +230,12 @@ class Controller:
 
     def _begin(self) -> list[TraceStep]:
         """A search's start: the last question's own time is not this one's; a new trace."""
-        end_scope = getattr(self.ops, "end_scope", None)
-        if end_scope is not None:
-            end_scope()
-        return Trace(getattr(self.ops, "drain_statements", None))
+        self.ops.end_scope()
+        return Trace(self.ops.drain_statements)
 
     def _end(self) -> None:
         """A search's end: the operators let go of what they held for it."""
-        release = getattr(self.ops, "release", None)
-        if release is not None:
-            release()
+        self.ops.release()
 
     # -- steps -------------------------------------------------------------------------
     def _scored(
@@ -249,9 +252,8 @@ class Controller:
             vectors, rows = self.embedder.embed_with_tokens([question])
             qvec = vectors[0]
             late = late_query(self.embedder.pieces(question), rows[0], name_terms(plan))
-            prefetch = getattr(self.ops, "prefetch_idf", None)
-            if late is not None and prefetch is not None:
-                prefetch(late.words)  # through Neo4j, read while the other steps run
+            if late is not None:
+                self.ops.prefetch_idf(late.words)  # read while the other steps run
         else:
             qvec = self.embedder.embed_query(question)
         embed_seconds = time.perf_counter() - embedded
@@ -338,19 +340,15 @@ class Controller:
     def _scope(self, question: str, plan: Plan, trace: list[TraceStep]) -> None:
         """A question that carries its own time ("What did Lena think of Jonas in May?") is
         answered from memory as it stood at the end of that time, in place of its window
-        (:mod:`cogmem.retrieval.scope`); operators that cannot look back keep the window."""
-        look_back = getattr(self.ops, "look_back", None)
-        latest = getattr(self.ops, "latest_said", None)
-        if look_back is None or latest is None:
-            return
-        window = question_scope(plan, question, latest)
+        (:mod:`cogmem.retrieval.scope`)."""
+        window = question_scope(plan, question, self.ops.latest_said)
         if window is None:
             return
         when = scope_end(window)
-        current = getattr(self.ops, "as_of", None)
+        current = self.ops.as_of
         if current is not None and current < when:
             when = current  # a search as of March asks nothing of what was said later
-        look_back(when)
+        self.ops.look_back(when)
         plan.window = None
         trace.append(
             TraceStep(
@@ -422,7 +420,7 @@ class Controller:
         # the other steps (Intersect) need nothing from the traversals: through Neo4j they
         # run beside them, each on its own connection (in process, one after another)
         early: dict[int, Future[tuple[list[Candidate], float, list[str]]]] = {}
-        if hops and getattr(self.ops, "reads_at_once", False):
+        if hops and self.ops.reads_at_once:
             early = {
                 n: submit(partial(self.ops.apart, work))
                 for n, (_, _, work) in enumerate(planned)

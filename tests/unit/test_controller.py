@@ -21,7 +21,7 @@ from cogmem.retrieval.candidates import (
     Hop,
     Shared,
 )
-from cogmem.retrieval.controller import Controller, Operators
+from cogmem.retrieval.controller import Controller, SearchOperators
 from cogmem.retrieval.recipes import RECIPES
 from cogmem.retrieval.scoring import RankWeights
 
@@ -84,9 +84,31 @@ UNGROUNDED = ("Person", "Concept")
 class FakeOperators:
     """The operators over the lists above; similarities are fixed per node."""
 
+    reads_at_once = False
+
     def __init__(self) -> None:
         self.records = {r.id: r for r in RECORDS}
         self.calls: list[tuple[str, Any]] = []
+        self.as_of: datetime | None = None
+
+    # the search's session: no time of its own, nothing held, no statements
+    def end_scope(self) -> None:
+        self.as_of = None
+
+    def look_back(self, as_of: datetime) -> None:
+        self.as_of = as_of
+
+    def latest_said(self) -> datetime | None:
+        return None
+
+    def drain_statements(self) -> list[str]:
+        return []
+
+    def release(self) -> None:
+        self.calls.append(("release", None))
+
+    def prefetch_idf(self, words: list[str]) -> None:
+        self.calls.append(("prefetch_idf", words))
 
     def _turn(self, idx: int) -> dict[str, Any]:
         speaker, text = TURNS[idx]
@@ -246,8 +268,8 @@ class FakeTokenEmbedder(FakeEmbedder):
         return fake_pieces(text)
 
 
-def controller(ops: Operators) -> Controller:
-    return Controller.over(ops, FakeEmbedder())
+def controller(ops: SearchOperators) -> Controller:
+    return Controller(ops, FakeEmbedder())
 
 
 def steps(trace: list[Any]) -> list[tuple[str, str]]:
@@ -302,7 +324,7 @@ def test_feedback_searches_with_the_first_passs_best_turns_and_can_be_off() -> N
     assert {e.turn_source_id for e in result.evidence[:2]} == {"D1:1", "D1:2"}
 
     ops = FakeOperators()
-    one_pass = Controller.over(ops, FakeEmbedder(), weights=RankWeights(feedback=0.0)).run(
+    one_pass = Controller(ops, FakeEmbedder(), weights=RankWeights(feedback=0.0)).run(
         "What do Alice and Bob both like?", k=3
     )
     assert "feedback" not in [name for name, _ in ops.calls]
@@ -313,13 +335,13 @@ def test_feedback_searches_with_the_first_passs_best_turns_and_can_be_off() -> N
 def test_late_interaction_raises_the_turn_whose_words_answer() -> None:
     # "pet" and "adopt" are nowhere in the texts, but "dog" and "adopted" mean them
     question = "Which pet did Alice adopt?"
-    without = Controller.over(FakeOperators(), FakeTokenEmbedder(), weights=RankWeights(late=0))
+    without = Controller(FakeOperators(), FakeTokenEmbedder(), weights=RankWeights(late=0))
     plain = without.run(question, k=3)
     assert "late" not in [step.operator for step in plain.trace]
     assert plain.evidence[0].turn_id != "t4"
 
     ops = FakeOperators()
-    result = Controller.over(ops, FakeTokenEmbedder()).run(question, k=3)
+    result = Controller(ops, FakeTokenEmbedder()).run(question, k=3)
     (late,) = [step for step in result.trace if step.operator == "late"]
     assert late.returned == len(TURNS) and "2 words" in late.detail  # pet, adopt
     assert result.evidence[0].turn_id == "t4"

@@ -30,7 +30,7 @@ def _spread(module: ModuleType, **weights: float) -> float:
     # no feedback: the weights would move the feedback vector and so the cosines themselves;
     # no per-intent weights: the multi-hop question would take its own vector weights
     chosen = RankWeights(feedback=0.0, by_intent={}, **weights)
-    controller = Controller.over(FakeOperators(), FakeEmbedder(), weights=chosen)
+    controller = Controller(FakeOperators(), FakeEmbedder(), weights=chosen)
     value = module.cosine_spread(controller, QUESTION)
     assert isinstance(value, float)
     return value
@@ -47,8 +47,8 @@ def test_the_spread_is_of_the_cosine_part_alone(spread: ModuleType) -> None:
 
 
 def test_scored_is_the_ranking_a_search_makes_evidence_of() -> None:
-    plan, scores = Controller.over(FakeOperators(), FakeEmbedder()).scored(QUESTION, k=3)
-    result = Controller.over(FakeOperators(), FakeEmbedder()).run(QUESTION, k=3)
+    plan, scores = Controller(FakeOperators(), FakeEmbedder()).scored(QUESTION, k=3)
+    result = Controller(FakeOperators(), FakeEmbedder()).run(QUESTION, k=3)
     assert plan.intent == result.plan.intent
     best = [s.id for s in ranked(scores)[:3]]
     assert [e.turn_id for e in result.evidence] == best
