@@ -3,9 +3,14 @@ setting chosen on the others, never on itself; in-sample and current figures bes
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from cogmem.bench.cv import best_setting, cross_validate, figures
+from cogmem.bench.cv import best_setting, cross_validate, figures, load, parse_args
 from cogmem.bench.locomo import Question
 
 pytestmark = pytest.mark.unit
@@ -69,3 +74,54 @@ def test_figures_per_category() -> None:
     assert f["by_category"]["1"] == {"r10": 50.0, "allhit10": 50.0, "questions": 2}
     assert f["by_category"]["2"]["r10"] == 100.0
     assert figures([]) == {"r10": None, "mh_allhit10": None, "questions": 0, "by_category": {}}
+
+
+def _file(path: Path) -> Path:
+    def sample(cid: str, n: int) -> dict[str, Any]:
+        turns = [
+            {
+                "speaker": "Ana" if i % 2 else "Ben",
+                "dia_id": f"D1:{i + 1}",
+                "text": f"message {i}",
+                "timestamp": f"2024-03-02T00:0{i}:00+14:00",
+            }
+            for i in range(n)
+        ]
+        conv = {
+            "speaker_a": "Ben",
+            "speaker_b": "Ana",
+            "session_1_date_time": "11:50 pm on 1 March, 2024",
+            "session_1": turns,
+        }
+        qa = [{"question": f"q{i}?", "evidence": [f"D1:{i + 1}"], "category": 4} for i in range(n)]
+        return {"sample_id": cid, "conversation": conv, "qa": qa}
+
+    path.write_text(json.dumps([sample("one", 3), sample("two", 4), sample("three", 2)]))
+    return path
+
+
+def test_a_slice_of_samples_and_questions(tmp_path: Path) -> None:
+    path = _file(tmp_path / "dev.json")
+    convs, evidence = load(parse_args([str(path), "--samples", "one", "two", "--questions", "2"]))
+    assert [(c.id, c.dataset, len(c.questions)) for c in convs] == [
+        ("one", "dev", 2),
+        ("two", "dev", 2),
+    ]
+    assert evidence[str(path)]["questions"] == 7  # before the slice: one and two
+    with pytest.raises(SystemExit, match="no such sample: nine"):
+        load(parse_args([str(path), "--samples", "one", "nine"]))
+    with pytest.raises(SystemExit, match="at least two conversations"):
+        load(parse_args([str(path), "--samples", "one"]))
+
+
+def test_turn_times_own_or_session(tmp_path: Path) -> None:
+    path = _file(tmp_path / "dev.json")
+    own, _ = load(parse_args([str(path)]))
+    session, _ = load(parse_args([str(path), "--turn-times", "session"]))
+    said = [t.at for t in own[0].conversation.turns]
+    assert said[0] == datetime(2024, 3, 2, 0, 0, tzinfo=timezone(timedelta(hours=14)))
+    assert said[0] is not None and said[0].utcoffset() == timedelta(hours=14)
+    assert len(set(said)) == 3
+    assert {t.at for t in session[0].conversation.turns} == {
+        datetime(2024, 3, 1, 23, 50, tzinfo=UTC)
+    }
