@@ -68,9 +68,11 @@ from cogmem.consolidate.edges import by_type, edge_diff, write_rows
 from cogmem.consolidate.facts import describe_span, fact_contents, plan_facts
 from cogmem.consolidate.links import plan_links
 from cogmem.embed import Embedder
+from cogmem.extract import Extractor, check_quotes
 from cogmem.ingest.ids import entity_id, group_key, turn_id
+from cogmem.ingest.ingestor import seed_context
 from cogmem.llm import LLMClient
-from cogmem.models import RecordType
+from cogmem.models import RecordType, Turn
 from cogmem.store import Row, Statements, Store
 from cogmem.temporal.as_of import AsOfError, parse_as_of
 
@@ -465,6 +467,52 @@ def _relink(
     return sum(by_type(create).values()) + sum(by_type(remove).values())
 
 
+def knows_still_said(
+    store: Store, group: str, work: _Plan, extractor: Extractor | None
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """The KNOWS edges to persons that lose evidence: (those a turn that stays still says,
+    with that turn's time and label; those none says). A relation has no record of its own
+    to follow, so the turns that could say it (spoken by the edge's source, evidencing its
+    target) are extracted again; without an extractor, every such edge is dropped."""
+    persons = [p for p in work.touched_entities if p not in work.gone_ids]
+    if not persons:
+        return [], []
+    rows = store.read("forget/knows_candidates", group=group, persons=persons, turns=work.turns)
+    keep: list[dict[str, Any]] = []
+    drop: list[dict[str, str]] = []
+    for row in rows:
+        said: list[tuple[datetime | None, str | None]] = []
+        for t in sorted(row["turns"], key=lambda t: t["idx"]):
+            if extractor is None:
+                break
+            turn = Turn(
+                conversation=t["conversation"],
+                session=str(t["session_index"]),
+                session_index=int(t["session_index"] or 0),
+                index=int(t["idx"]),
+                source_id=t["source_id"],
+                speaker=t["speaker"],
+                text=t["text"] or "",
+                at=t["at"],
+                caption=t["caption"],
+            )
+            ctx = seed_context(store, group, t["speakers"] or [t["speaker"]])
+            checked = check_quotes(turn, extractor.extract(turn, ctx))
+            said += [
+                (t["at"], rec.relation_label)
+                for rec in checked.records
+                if rec.type is RecordType.PERSON
+                and rec.relation == "KNOWS"
+                and canonical_name(rec.name or rec.content) == canonical_name(row["name"])
+            ]
+        edge = {"src": row["src"], "dst": row["dst"]}
+        if said:
+            keep.append({**edge, "at": said[0][0], "relation": said[-1][1]})
+        else:
+            drop.append(edge)
+    return keep, drop
+
+
 def forget(
     store: Store,
     group: str,
@@ -472,6 +520,7 @@ def forget(
     turns: Sequence[ForgottenTurn],
     *,
     embedder: Embedder | None,
+    extractor: Extractor | None = None,
     llm: LLMClient | None = None,
     config: ConsolidationSettings | None = None,
     dry_run: bool = False,
@@ -493,6 +542,7 @@ def forget(
         summary.seconds = round(time.perf_counter() - started, 4)
         return summary
     facts = remake_facts(store, group, work, embedder, llm, config)
+    knows_keep, knows_drop = knows_still_said(store, group, work, extractor)
     audit_id = uuid.uuid4().hex
 
     def write(tx: Statements) -> tuple[dict[str, int], int, int, int]:
@@ -519,8 +569,8 @@ def forget(
             group=group,
             gone=work.gone_ids,
             concepts=sorted({c for r in work.gone for c in r["concepts"]}),
-            persons=work.touched_entities,
         )
+        tx.write("forget/set_knows", group=group, keep=knows_keep, drop=knows_drop)
         entities = sorted(set(work.touched_entities) | {r["person"] for r in work.evidence})
         aliases = _aliases(tx, group, entities)
         tx.write("forget/refresh_entities", group=group, ids=entities, aliases=aliases, vseq=vseq)
