@@ -71,6 +71,7 @@ class NodeLabel(StrEnum):
     TURN = "Turn"
     MEMORY = "Memory"  # every record carries it besides its type label
     META = "CogmemMeta"  # store-wide settings (the embedder); belongs to no group
+    FORGET_AUDIT = "ForgetAudit"  # that a forget happened in a group (cogmem.forget); no text
 
 
 PRIMARY_LABELS: tuple[NodeLabel, ...] = (
