@@ -689,7 +689,7 @@ class Memory(Inspection):
             kind,
             found,
             embedder=None if dry_run else self.embedder,
-            extractor=None if dry_run else self.extractor,
+            extractor=self.extractor,
             llm=self.llm,
             config=config,
             dry_run=dry_run,

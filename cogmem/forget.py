@@ -30,7 +30,7 @@ What goes, in one write transaction (all of it lands, or nothing does):
 
 Turn positions keep their values: ``idx`` (and a session's index) of the turns that stay are
 not renumbered, so a gap shows where turns were forgotten, a live chat's next turn still
-follows its last, and a caller's ``T<n>`` ids never collide. The property test therefore
+follows its last, and generated ids never collide. The property test therefore
 compares positions by their order, not their value (tests/integration/test_forget.py).
 Rules that count turns between two records (the artifact links' turn windows) count across a
 gap as before the forget.
@@ -38,8 +38,14 @@ gap as before the forget.
 What stays: records evidenced by a forgotten turn and a kept one (entities, consolidated
 Facts) keep the kept evidence and their words, which are never a forgotten turn's (an
 entity's content is its name; a Fact's is made again). Extraction is not run again: a kept
-turn whose records were read in the light of a forgotten one (a pronoun resolved through a
-name said only there) keeps them as they were extracted.
+turn whose records were read in the light of a forgotten one (a name said only there, a
+pronoun resolved through it) keeps them as they were extracted. The forget names such turns
+(``ForgetSummary.stale``: the turns of the touched conversations whose records a fresh
+extraction of what stays, with the heuristic extractor, would make otherwise); forgetting
+and saying them again makes them what a first ingest would. The equality with a group that
+never ingested the turns holds exactly when ``stale`` is empty (the property test asserts
+both). The one relation ingest keeps without a record of its own, KNOWS, is extracted again
+from the turns that could still say it.
 
 The search cache's epoch moves in the same transaction, so every search process drops its
 in-process copy of the group. One audit node (``:ForgetAudit``) records when, what kind, how
@@ -70,9 +76,10 @@ from cogmem.consolidate.links import plan_links
 from cogmem.embed import Embedder
 from cogmem.extract import Extractor, check_quotes
 from cogmem.ingest.ids import entity_id, group_key, turn_id
-from cogmem.ingest.ingestor import seed_context
+from cogmem.ingest.ingestor import discover_persons, seed_context, speakers_of
+from cogmem.ingest.rows import GraphBuilder
 from cogmem.llm import LLMClient
-from cogmem.models import RecordType, Turn
+from cogmem.models import Conversation, RecordType, Turn
 from cogmem.store import Row, Statements, Store
 from cogmem.temporal.as_of import AsOfError, parse_as_of
 
@@ -110,6 +117,11 @@ class ForgetSummary(BaseModel):
     next_links: int = Field(0, description="NEXT links that bridge a gap")
     sessions_removed: int = 0
     conversations_removed: int = 0
+    stale: list[ForgottenTurn] = Field(
+        default_factory=list,
+        description="turns that stay whose records a fresh extraction would make otherwise "
+        "(read in the light of a forgotten turn); not extracted again",
+    )
     audit_id: str | None = None
     seconds: float = 0.0
 
@@ -467,6 +479,66 @@ def _relink(
     return sum(by_type(create).values()) + sum(by_type(remove).values())
 
 
+def _turn(t: Row, conversation: str) -> Turn:
+    """A stored turn as the extractor reads it."""
+    return Turn(
+        conversation=conversation,
+        session=str(t["session_index"]),
+        session_index=int(t["session_index"] or 0),
+        index=int(t["idx"]),
+        source_id=t["source_id"],
+        speaker=t["speaker"],
+        text=t["text"] or "",
+        at=t["at"],
+        caption=t["caption"],
+    )
+
+
+def stale_turns(
+    store: Store,
+    group: str,
+    conversations: Sequence[str],
+    extractor: Extractor | None,
+    gone: Sequence[str] = (),
+) -> list[ForgottenTurn]:
+    """The turns that stay in ``conversations`` whose records a fresh extraction of what
+    stays would make otherwise: turns read in the light of a forgotten one (a name said only
+    there, a pronoun resolved through it). A forget does not extract again; it names them
+    (``ForgetSummary.stale``), so that a caller can forget and say them again. Checked with
+    the heuristic extractor only (an LLM's extraction is neither cheap nor repeatable)."""
+    if extractor is None or extractor.name != "heuristic" or not conversations:
+        return []
+    stale: list[ForgottenTurn] = []
+    forgotten = set(gone)
+    for row in store.read(
+        "forget/conversation_rest", group=group, conversations=list(conversations)
+    ):
+        kept = [t for t in row["turns"] if t["id"] not in forgotten]
+        turns = [_turn(t, row["conversation"]) for t in kept]
+        conv = Conversation(id=row["conversation"], speakers=row["speakers"] or [], turns=turns)
+        # the conversation alone, as a first ingest of it reads it (no persons of the group)
+        ctx = seed_context(store, group, speakers_of(conv), discover_persons([conv]), persons=[])
+        extractions = []
+        for turn in turns:
+            checked = check_quotes(turn, extractor.extract(turn, ctx))
+            ctx.observe(turn, checked)
+            extractions.append(checked.records)
+        rows = GraphBuilder(group, conv).batch(turns, extractions, None, {})
+        fresh: dict[str, set[str]] = {}
+        for r in rows.records:
+            for tid in r["turn_ids"]:
+                fresh.setdefault(tid, set()).add(r["id"])
+        for t, turn in zip(kept, turns, strict=True):
+            speaker = entity_id(group, RecordType.PERSON, turn.speaker)  # evidenced anyway
+            if set(t["records"]) - {speaker} != fresh.get(t["id"], set()) - {speaker}:
+                stale.append(
+                    ForgottenTurn(
+                        id=t["id"], source_id=t["source_id"], conversation=row["conversation"]
+                    )
+                )
+    return stale
+
+
 def knows_still_said(
     store: Store, group: str, work: _Plan, extractor: Extractor | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
@@ -485,17 +557,7 @@ def knows_still_said(
         for t in sorted(row["turns"], key=lambda t: t["idx"]):
             if extractor is None:
                 break
-            turn = Turn(
-                conversation=t["conversation"],
-                session=str(t["session_index"]),
-                session_index=int(t["session_index"] or 0),
-                index=int(t["idx"]),
-                source_id=t["source_id"],
-                speaker=t["speaker"],
-                text=t["text"] or "",
-                at=t["at"],
-                caption=t["caption"],
-            )
+            turn = _turn(t, t["conversation"])
             ctx = seed_context(store, group, t["speakers"] or [t["speaker"]])
             checked = check_quotes(turn, extractor.extract(turn, ctx))
             said += [
@@ -539,6 +601,9 @@ def forget(
     summary.plans_reopened = len(work.reopen)
     summary.next_links = len(work.next_pairs)
     if dry_run:
+        summary.stale = stale_turns(
+            store, group, work.touched_conversations, extractor, gone=work.turns
+        )
         summary.seconds = round(time.perf_counter() - started, 4)
         return summary
     facts = remake_facts(store, group, work, embedder, llm, config)
@@ -603,6 +668,7 @@ def forget(
         return changed, links, int(dropped["sessions"]), int(dropped["conversations"])
 
     changed, links, sessions, conversations = store.transaction(write)
+    summary.stale = stale_turns(store, group, work.touched_conversations, extractor)
     summary.facts_made = len(facts)
     summary.claims_changed = changed
     summary.links_changed = links

@@ -435,6 +435,16 @@ def _print_forget(summary: Any, as_json: bool) -> None:
         f"claim pairs reconciled again: {summary.claim_pairs}.",
         highlight=False,
     )
+    if summary.stale:
+        ids = ", ".join(f"{t.conversation} {t.source_id}" for t in summary.stale[:10])
+        more = f" and {len(summary.stale) - 10} more" if len(summary.stale) > 10 else ""
+        err.print(
+            f"[yellow]note:[/] {len(summary.stale)} turn(s) that stay were read in the light of "
+            f"a forgotten one and keep their records ({escape(ids)}{more}): forget them and "
+            "say them again for a first ingest's reading",
+            highlight=False,
+            soft_wrap=True,
+        )
     if summary.dry_run:
         for t in summary.turns:
             line = f"  {escape(t.conversation)} {escape(t.source_id)}  ({t.id})"

@@ -214,6 +214,9 @@ def _check(
             summary = forget(mem)
         logged = [r.getMessage() for r in caplog.records]
         assert summary.audit_id and not summary.dry_run
+        # the chats are written so that no turn is read in the light of another: then, and
+        # only then, a forget equals never ingesting (cogmem.forget extracts nothing again)
+        assert summary.stale == []
         assert mem.stats()["turns"] == before - len(summary.turns)
         (entry,) = mem.forget_log()
         assert entry["kind"] == kind and entry["turns"] == len(summary.turns)
@@ -364,6 +367,7 @@ def test_facts_fall_below_their_rule(chat: Memory) -> None:
     assert facts and all(len(f["event_ids"]) == 4 for f in facts), "four bouldering evenings"
     summary = chat.forget_turns(["f05"], "ines-and-tariq")
     assert summary.facts_removed == len(facts) == summary.facts_made
+    assert summary.stale == []  # no turn of this chat was read in the light of f05
     after = chat.facts()
     assert {f["id"] for f in after} == {f["id"] for f in facts}  # the same clusters
     assert all(len(f["event_ids"]) == 3 and "3 times" in f["content"] for f in after)
@@ -381,6 +385,31 @@ def test_turns_by_node_id_and_across_conversations(chat: Memory, tmp_path: Path)
     assert {t.conversation for t in summary.turns} == {"ines-and-tariq", "forget-slice"}
     left = {t["source_id"] for t in chat.turns()}
     assert "f03" not in left and "D2:1" not in left and len(left) == len(turns) - 2
+
+
+def test_a_turn_read_in_the_light_of_a_forgotten_one_is_named(base: Memory, tmp_path: Path) -> None:
+    """ "a teacher named Odile" (f08) is a person only because f12 names Odile too: a forget
+    of f12 does not extract f08 again, but says that a fresh extraction would differ."""
+    lines = [
+        {**line, "text": "I started learning the cello with a teacher named Odile."}
+        if line["id"] == "f08"
+        else line
+        for line in LINES
+    ]
+    path = tmp_path / "odile.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    mem = base.for_group(f"test-forget-{uuid.uuid4().hex[:8]}")
+    try:
+        mem.ingest(path)
+        dry = mem.forget_turns(["f12"], "ines-and-tariq", dry_run=True)
+        assert [t.source_id for t in dry.stale] == ["f08"]
+        done = mem.forget_turns(["f12"], "ines-and-tariq")
+        assert [t.source_id for t in done.stale] == ["f08"]
+        # it stays so until it is said again (forgotten and added anew)
+        later = mem.forget_turns(["f01"], "ines-and-tariq", dry_run=True)
+        assert [t.source_id for t in later.stale] == ["f08"]
+    finally:
+        _wipe(mem)
 
 
 def test_a_dry_run_changes_nothing(chat: Memory) -> None:
