@@ -85,8 +85,12 @@ def main(argv: list[str] | None = None) -> int:
             markdown_table(head, rows(before, after)),
         ]
     )
-    data = {"command": command_line(), "before": str(args.before), "after": str(args.after)}
-    data["rows"] = [dict(zip(head, r, strict=True)) for r in rows(before, after)]
+    data: dict[str, Any] = {
+        "command": command_line(),
+        "before": str(args.before),
+        "after": str(args.after),
+        "rows": [dict(zip(head, r, strict=True)) for r in rows(before, after)],
+    }
     written = write_results(args.out, args.name, text, data)
     print(text)
     print(f"wrote {written.markdown} and {written.json}")
