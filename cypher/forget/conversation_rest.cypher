@@ -9,4 +9,4 @@ RETURN c.id AS conversation_id, c.source_id AS conversation, c.speakers AS speak
        collect({id: t.id, source_id: t.source_id, speaker: t.speaker, text: t.text,
                 caption: t.caption, at: t.at, idx: t.idx, session_index: t.session_index,
                 records: [(m:Memory)-[:EVIDENCED_BY]->(t)
-                          WHERE m.turn_id = t.id OR m:Person OR m:Concept | m.id]}) AS turns
+                          WHERE (m.turn_id = t.id OR m:Person OR m:Concept) | m.id]}) AS turns
