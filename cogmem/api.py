@@ -61,8 +61,6 @@ if TYPE_CHECKING:
 
     from cogmem.transfer import ExportFile, ImportSummary
 
-TIME_KEYS = ("at", "time_start", "time_end")
-
 log = logging.getLogger(__name__)
 
 

@@ -86,13 +86,6 @@ INSIGHT = _rx(
     r"\b(?:the (?:key|lesson|trick|secret) is|it turns out|turns out|what i've learned|"
     r"i now understand|reminds? me (?:that|of how))\b",
 )
-OPINION = _rx(
-    r"\bi\s+(?:really\s+)?(?:think|believe|feel like|feel that|guess|bet|reckon|suppose|"
-    r"doubt|admire|respect)\b",
-    r"\bin my (?:opinion|view|eyes)\b",
-    r"\b(?:you|you're|you are|you were|you look|you seem|you sound)\b",
-    r"\bproud of (?:you|him|her|them)\b",
-)
 FIRST_PERSON_FACT = _rx(
     r"^(?:and\s+|but\s+|so\s+|also\s+)?(?:i\s+(?:am|'m)|i'm)\s+(?:a|an|the|from|into|"
     r"currently|still|now|originally|single|married|divorced|\w+ing\b)",

@@ -84,6 +84,8 @@ class GraphSource:
     once a search; ``statements`` lists what ran, for the trace. Its calls may come from
     several threads at once (:mod:`cogmem.retrieval.parallel`)."""
 
+    reads_at_once = True  # each read waits on a round trip: independent ones run side by side
+
     def __init__(self, store: Store, group: str, as_of: datetime | None = None) -> None:
         self.store = store
         self.group = group
@@ -504,10 +506,6 @@ class GraphSource:
             vector=_list(vector),
             min_shared=min_shared,
         )
-
-    def neighbourhood(self, turn_ids: Sequence[str], window: int) -> None:
-        """Ground always runs its statement here (see :meth:`ground`)."""
-        return None
 
     def ground(
         self, ids: Sequence[str], window: int, per_record: int, vector: np.ndarray | None

@@ -13,15 +13,16 @@
 * **Ground** — the verbatim source turns of records, with neighbouring turns if asked
   (``ground``).
 
-A search reads the group through a :data:`Source`: Neo4j itself
-(:class:`~cogmem.retrieval.graph_source.GraphSource`, which runs those statements), or the
-process's copy of the group (:class:`~cogmem.retrieval.vectors.GroupVectors`), a cache in
-front of them that answers the same calls without a round trip once it has been read
-(in the background, after a group's first search). Their one difference: the copy's BM25
-uses the group's own statistics, Lucene's the whole index's.
+A search reads the group through one :class:`~cogmem.retrieval.source.SearchSource`, chosen
+once a search: Neo4j itself (:class:`~cogmem.retrieval.graph_source.GraphSource`, which runs
+those statements), or the process's copy of the group
+(:class:`~cogmem.retrieval.source.CachedSource`), a cache in front of them that answers the
+same calls without a round trip once it has been read (in the background, after a group's
+first search). Their one difference: the copy's BM25 uses the group's own statistics,
+Lucene's the whole index's.
 
 What they return is plain data (:mod:`cogmem.retrieval.candidates`); the controller reaches
-them through its ``Operators`` protocol, which this class implements.
+them through its ``SearchOperators`` protocol, which this class implements.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from cogmem.models import ENTITY_TYPES, RecordType, RelType, TimeRange
+from cogmem.models import ENTITY_TYPES, RelType, TimeRange
 from cogmem.retrieval.candidates import (
     AnchorResult,
     Candidate,
@@ -53,6 +54,7 @@ from cogmem.retrieval.operator_rows import (
     when,
 )
 from cogmem.retrieval.parallel import gather
+from cogmem.retrieval.source import CachedSource, SearchSource
 from cogmem.retrieval.token_rows import TokenRows
 from cogmem.retrieval.vector_cache import vector_cache
 from cogmem.retrieval.vectors import GroupVectors
@@ -60,16 +62,12 @@ from cogmem.store import Store
 
 T = TypeVar("T")
 
-Source = GroupVectors | GraphSource
-"""Where a search reads the group: its in-process copy (a cache) or Neo4j itself."""
-
 LEXICAL_WEIGHT = 0.3
 VECTOR_WEIGHT = 0.7
 MAX_ANCHORS = 15
 MAX_PER_HOP = 15
 MAX_DEPTH = 2
 INTERSECT_PER_ENTITY = 10
-ALL_RECORD_TYPES = tuple(t.value for t in RecordType)
 DEFAULT_TRAVERSE_RELS: tuple[RelType, ...] = (
     RelType.PARTICIPATED_IN,
     RelType.HAS_FACT,
@@ -111,10 +109,9 @@ class Operators:
         statements take the time (the in-process copy holds the group as it is now)."""
         self._asked_as_of = as_of  # what the caller asked for; a question's scope is undone
         self._cache = vector_cache(store.settings.vector_cache_mb)
-        self._source: Source | None = None
+        self._source: SearchSource | None = None
         # what the last Ground returned, so Evidence needs no second round trip
         self._turn_rows: dict[str, dict[str, Any]] = {}
-        self._ran: list[str] = []  # statements the in-process path still runs
         self._warm_pending = False
         self._record_rows: dict[str, list[dict[str, Any]]] = {}
         # what does not depend on the question's vector, kept for a feedback pass: BM25
@@ -124,7 +121,7 @@ class Operators:
         self._anchored: dict[tuple[Any, ...], dict[str, dict[str, Candidate]]] = {}
 
     @property
-    def source(self) -> Source:
+    def source(self) -> SearchSource:
         """Where this search (one object per search) reads the group, chosen on first use
         and kept for every step: the process's copy when it holds the group (brought up to
         date first), else Neo4j through the operators' statements — and then the copy is
@@ -135,7 +132,7 @@ class Operators:
             if self.as_of is not None:
                 self._source = GraphSource(self.store, self.group, self.as_of)
             elif mode == "eager":
-                self._source = self._cache.sync(self.store, self.group)
+                self._source = self._copy(self._cache.sync(self.store, self.group))
             elif mode == "off":
                 self._source = GraphSource(self.store, self.group)
             else:
@@ -144,22 +141,26 @@ class Operators:
                     self._warm_pending = True
                     self._source = GraphSource(self.store, self.group)
                 else:
-                    self._source = cached
+                    self._source = self._copy(cached)
         return self._source
+
+    def _copy(self, vectors: GroupVectors) -> SearchSource:
+        return CachedSource(vectors, self.store, self.group)
 
     @property
     def reads_at_once(self) -> bool:
         """Whether this search's independent reads are worth running at once: through
         Neo4j (each waits on a round trip), not over the process's copy."""
-        return isinstance(self.source, GraphSource)
+        return self.source.reads_at_once
 
     def look_back(self, as_of: datetime) -> None:
         """From now on, read the group as it stood at ``as_of`` (a question that carries its
         own time: :mod:`cogmem.retrieval.scope`): through Neo4j, nothing kept from before."""
         pending = self.drain_statements()  # not yet in the trace: the next step lists them
         self.as_of = as_of
-        self._source = GraphSource(self.store, self.group, as_of)
-        self._source.statements.extend(pending)
+        source = GraphSource(self.store, self.group, as_of)
+        source.statements.extend(pending)
+        self._source = source
         self._turn_rows.clear()
         self._record_rows.clear()
         self._lexical.clear()
@@ -196,27 +197,22 @@ class Operators:
     def vectors(self) -> GroupVectors:
         """The group's in-process copy, read now when the process does not hold it yet
         (tools and tests that look inside it; a search reads :attr:`source`)."""
-        if not isinstance(self._source, GroupVectors):
-            self._source = self._cache.sync(self.store, self.group)
-        return self._source
+        vectors = self._cache.sync(self.store, self.group)
+        self._source = self._copy(vectors)
+        return vectors
 
     @property
     def statements(self) -> list[str]:
         """The statements this search ran against the group so far (none for the
         in-process copy but Ground's for record seeds), in order, for the trace."""
-        source = self._source
-        return source.statements if isinstance(source, GraphSource) else self._ran
+        return self.source.statements
 
     def apart(self, fn: Callable[[], T]) -> tuple[T, float, list[str]]:
         """``fn``'s result, the seconds it took and the statements it ran, those kept out of
         :attr:`statements`: a step run on another thread, beside the search's others,
         whose statements the trace lists under it when its result is used."""
         started = time.perf_counter()
-        source = self.source
-        if isinstance(source, GraphSource):
-            result, ran = source.apart(fn)
-        else:
-            result, ran = fn(), []
+        result, ran = self.source.apart(fn)
         return result, time.perf_counter() - started, ran
 
     def drain_statements(self) -> list[str]:
@@ -328,7 +324,7 @@ class Operators:
                 lambda: [(i, 0.0, s) for i, s in vectors.top(vec, turns=True, types=None, k=pool)]
             )
         jobs += [words(kind) for kind in (kinds if terms else [])]
-        lists = gather(jobs, at_once=isinstance(vectors, GraphSource))
+        lists = gather(jobs, at_once=vectors.reads_at_once)
         for node_id, _, sim in lists[0]:
             add("record", node_id, "anchor:vector", 0.0, sim)
         if with_turns:
@@ -447,20 +443,7 @@ class Operators:
         if not ids:
             return []
         vectors = self.source
-        rows = vectors.neighbourhood(ids, max(0, window))
-        if rows is None and isinstance(vectors, GraphSource):
-            rows = vectors.ground(ids, max(0, window), per_record, vector)
-        elif rows is None:  # record seeds: their evidence, from the graph
-            self._ran.append("operators/ground")
-            rows = self.store.read(
-                "operators/ground",
-                ids=ids,
-                group=self.group,
-                window=max(0, window),
-                per_record=per_record,
-                vector=None,
-                as_of=self.as_of,
-            )
+        rows = vectors.ground(ids, max(0, window), per_record, vector)
         found = []  # (row, turn as Evidence shows it, record fields) of the turns seen
         for row in rows:
             turn = vectors.node_as(row["id"], turn_row)
@@ -532,8 +515,7 @@ class Operators:
     def prefetch_idf(self, words: list[str]) -> None:
         """Through Neo4j, start reading :meth:`turn_idf` now (it needs the question alone);
         the in-process copy has it at hand."""
-        if isinstance(self.source, GraphSource):
-            self.source.prefetch_idf(words)
+        self.source.prefetch_idf(words)
 
     def turn_idf(self, words: list[str]) -> list[float]:
         """How rare each word is among the group's turns (BM25's idf, in process)."""

@@ -20,6 +20,7 @@ from cogmem.retrieval import graph_source
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.lucene import lucene_query
 from cogmem.retrieval.operators import Operators
+from cogmem.retrieval.source import CachedSource
 from cogmem.retrieval.vector_cache import clear_vector_caches, wait_for_warm_caches
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.server.schema import SCHEMA_VERSION
@@ -120,10 +121,10 @@ def other_groups(store: Store, tmp_path: Path, neo4j_settings: Settings) -> Iter
             pass
 
 
-def _sources(mem: Memory) -> tuple[GraphSource, GroupVectors]:
+def _sources(mem: Memory) -> tuple[GraphSource, CachedSource]:
     cold = Operators(_store(mem, "off"), mem.group).source
     warm = Operators(_store(mem, "eager"), mem.group).source
-    assert isinstance(cold, GraphSource) and isinstance(warm, GroupVectors)
+    assert isinstance(cold, GraphSource) and isinstance(warm, CachedSource)
     return cold, warm
 
 
@@ -249,7 +250,7 @@ def test_a_group_among_twins_keeps_to_its_own_nodes(
     vec = potters.embedder.embed_query("What is the name of Tomasz's dog?")
     exact = cold.top(vec, turns=True, types=None, k=10)
     _close_pairs(exact, warm.top(vec, turns=True, types=None, k=10))
-    own = set(warm.ids)
+    own = set(warm.vectors.ids)
     assert {i for i, _ in exact} <= own
     assert {i for i, _ in cold.lexical(["Biscuit"], turns=True, types=None, k=50)} <= own
 
