@@ -166,6 +166,8 @@ def print_trace(retrieval: Retrieval) -> None:
         soft_wrap=True,
         highlight=False,
     )
+    if retrieval.config is not None:
+        err.print(f"[bold]config[/] {escape(retrieval.config.model_dump_json())}", soft_wrap=True)
     print_steps(retrieval.trace)
 
 
@@ -195,6 +197,8 @@ def search(
         if explain:
             data["plan"] = retrieval.plan.model_dump(mode="json")
             data["trace"] = [s.model_dump(mode="json") for s in retrieval.trace]
+            if retrieval.config is not None:
+                data["config"] = retrieval.config.model_dump(mode="json")
         print_json(data)
         return
     if explain:

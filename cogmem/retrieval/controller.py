@@ -27,11 +27,13 @@ from pydantic import BaseModel
 from cogmem.embed import Embedder
 from cogmem.embed.tokens import TokenEmbedder
 from cogmem.models import Evidence, RecordType, TraceStep
+from cogmem.retrieval import learned
 from cogmem.retrieval.candidates import AnchorResult, Candidate, GroundedTurn, Hop, Shared
 from cogmem.retrieval.evidence import sufficient_for, turn_evidence
 from cogmem.retrieval.late import LateQuery, late_query
 from cogmem.retrieval.late import match as late_match
 from cogmem.retrieval.late import scaled as late_scaled
+from cogmem.retrieval.learned import LearnedRanking
 from cogmem.retrieval.parallel import submit
 from cogmem.retrieval.recipes import (
     MAX_STEPS_AFTER_ANCHOR,
@@ -62,9 +64,13 @@ from cogmem.retrieval.scoring import (
     score_turns,
     subject_of,
 )
+from cogmem.retrieval.search_config import SearchConfig
 from cogmem.retrieval.tracing import Trace, timed
 
 T = TypeVar("T")
+
+LEARNED_SHOWN = 3
+"""Turns whose feature shares the trace of a learned ranking shows."""
 
 SHARED_RECORD = "Record"
 """Candidate type of a record that links a person to a shared concept (type unknown)."""
@@ -156,6 +162,8 @@ class Retrieval(BaseModel):
     (``entities``, ``anchor``, ``traverse``, ``intersect``, ``ground``, ``late``,
     ``evidence``: the database round trips with the Python that reads their rows),
     ``python`` (routing and ranking: the rest) and ``total``."""
+    config: SearchConfig | None = None
+    """The search configuration that ranked the turns (``--explain`` shows it)."""
 
 
 class Controller:
@@ -170,13 +178,27 @@ class Controller:
         router: Router | None = None,
         weights: RankWeights | None = None,
         judge: Callable[[str, list[Evidence]], bool] | None = None,
+        config: SearchConfig | None = None,
     ) -> None:
         """A controller over ``ops``: :class:`cogmem.retrieval.operators.Operators` for a
-        group (on Neo4j, as of a time or now), or a unit test's fake."""
+        group (on Neo4j, as of a time or now), or a unit test's fake. It ranks with
+        ``config`` (with ``weights`` in place of its hand-set weights when given); without
+        either, with :meth:`SearchConfig.configured` (the file ``COGMEM_SEARCH_CONFIG``
+        names, else today's weights for the embedder)."""
         self.ops = ops
         self.embedder = embedder
         self.router: Router = router or RuleRouter()
-        self.weights = weights or RankWeights.for_embedder(embedder.name)
+        if config is None:
+            config = (
+                SearchConfig(weights=weights)
+                if weights is not None
+                else SearchConfig.configured(embedder.name)
+            )
+        elif weights is not None:
+            config = config.model_copy(update={"weights": weights})
+        self.config = config
+        self.weights = config.weights
+        self.constants = config.constants
         self.judge = judge
 
     # -- public ------------------------------------------------------------------------
@@ -219,6 +241,7 @@ class Controller:
             sufficient=sufficient,
             seconds=seconds,
             as_of=self.ops.as_of,
+            config=self.config,
         )
 
     def scored(self, question: str, k: int = 10) -> tuple[Plan, dict[str, TurnScore]]:
@@ -261,7 +284,38 @@ class Controller:
         scores = self._rank(question, plan, qvec if expanded is None else expanded, k, trace)
         if late is not None:
             self._late(plan, w, scores, late, trace)
+        if self.config.learned is not None:
+            self._learned(plan, self.config.learned, scores, trace)
         return plan, qvec, scores, embed_seconds
+
+    def _learned(
+        self,
+        plan: Plan,
+        model: LearnedRanking,
+        scores: dict[str, TurnScore],
+        trace: list[TraceStep],
+    ) -> None:
+        """The learned ranking's score as every turn's final score; the trace shows each
+        feature's share of the best turns' scores."""
+        x = learned.apply(plan, scores, model)
+        row_of = {tid: r for r, tid in enumerate(sorted(scores))}
+        shown = [
+            f"{s.id} {s.final:.2f} = "
+            + " ".join(
+                f"{f} {v:+.2f}"
+                for f, v in learned.contributions(model, x[row_of[s.id]]).items()
+                if v
+            )
+            for s in ranked(scores)[:LEARNED_SHOWN]
+        ]
+        trace.append(
+            TraceStep(
+                operator="learned",
+                returned=len(scores),
+                detail=f"{len(model.features)} features, fitted on "
+                f"{', '.join(model.fitted_on) or '?'}; best turns: " + "; ".join(shown),
+            )
+        )
 
     def _late(
         self,
@@ -280,9 +334,12 @@ class Controller:
             matched = [tid for tid in best if tid in rows]
             values = late_match(query.rows, weights, [rows[tid] for tid in matched])
             matches = dict(zip(matched, values, strict=True))
-            extra = {tid: w.late * v for tid, v in late_scaled(matches).items()}
+            fitted = late_scaled(matches)
+            for tid, v in fitted.items():
+                scores[tid].late = v
+            extra = {tid: w.late * v for tid, v in fitted.items()}
             if extra:
-                finish(plan, self.weights, scores, extra)
+                finish(plan, self.weights, scores, extra, self.constants)
             return matches
 
         timed(
@@ -301,8 +358,8 @@ class Controller:
         pick of the top few on the dev conversations, at a third of the cost); None
         when that pass finds nothing."""
         anchor = self._anchor(question, plan, qvec, trace)
-        scores = score_turns(plan, anchor.turns, anchor.records, [])
-        finish(plan, self.weights, scores)
+        scores = score_turns(plan, anchor.turns, anchor.records, [], self.constants)
+        finish(plan, self.weights, scores, c=self.constants)
         top = [s.id for s in ranked(scores)[: w.feedback_turns]]
         expanded = self.ops.feedback(qvec, top, w.feedback) if top else None
         trace.append(
@@ -323,8 +380,10 @@ class Controller:
         anchor = self._anchor(question, plan, qvec, trace)
         graph_hits = self._walk(plan, anchor, qvec, trace)
         records = {c.id: c for c in anchor.records}
-        scores = score_turns(plan, anchor.turns, records.values(), graph_hits.values())
-        finish(plan, self.weights, scores)
+        scores = score_turns(
+            plan, anchor.turns, records.values(), graph_hits.values(), self.constants
+        )
+        finish(plan, self.weights, scores, c=self.constants)
         ground_ids = [s.id for s in ranked(scores)][: ground_pool(k, self.weights.ground)]
         if ground_ids:
             grounded = timed(
@@ -333,8 +392,8 @@ class Controller:
                 f"{len(ground_ids)} turns ±{NEIGHBOURS_TO_GROUND} neighbour, with their records",
                 lambda: self.ops.ground(ground_ids, window=NEIGHBOURS_TO_GROUND, vector=qvec),
             )
-            absorb(plan, scores, grounded)
-            finish(plan, self.weights, scores)
+            absorb(plan, scores, grounded, self.constants)
+            finish(plan, self.weights, scores, c=self.constants)
         return scores
 
     def _scope(self, question: str, plan: Plan, trace: list[TraceStep]) -> None:
@@ -508,7 +567,7 @@ class Controller:
             turn = turns.get(s.id)
             if turn is None:
                 continue
-            options = record_order(plan, recs.get(s.id, []))
+            options = record_order(plan, recs.get(s.id, []), self.constants)
             chosen = options[:1] if dedupe else options
             if not chosen:
                 out.append(turn_evidence(turn, s))

@@ -67,6 +67,22 @@ SCORE_DECIMALS = 4
 """Decimals of the score shown on Evidence."""
 
 
+class ScoringConstants(BaseModel):
+    """The constants above that weigh a turn, as one value a search configuration holds
+    (:class:`cogmem.retrieval.search_config.SearchConfig`); the defaults are the module
+    constants of the same names, whose docstrings give each one's reason."""
+
+    claim_of_holder: float = CLAIM_OF_HOLDER
+    claim_on_target: float = CLAIM_ON_TARGET
+    current_claim: float = CURRENT_CLAIM
+    superseded_on_update: float = SUPERSEDED_ON_UPDATE
+    superseded_on_opinion: float = SUPERSEDED_ON_OPINION
+    overtaken_on_update: float = OVERTAKEN_ON_UPDATE
+
+
+DEFAULT_CONSTANTS = ScoringConstants()
+
+
 def cosine(similarity: float) -> float:
     """The cosine again from Neo4j's vector similarity, which is reported as (1 + cos) / 2."""
     return 2.0 * similarity - 1.0
@@ -240,6 +256,8 @@ class TurnScore:
     claim: float = 0.0
     window: float = 0.0
     status: float = 0.0
+    late: float = 0.0
+    """Late interaction's match (min-max scaled over the turns it read; 0 for the rest)."""
     overtaken: bool = False
     asks: bool = False
     base: float = 0.0
@@ -315,7 +333,7 @@ def admissible(plan: Plan, rec: ClaimFields, subject: str | None) -> bool:
     return subject is None or rec.source in (None, subject)
 
 
-def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
+def claim_bonus(plan: Plan, rec: ClaimFields, c: ScoringConstants = DEFAULT_CONSTANTS) -> float:
     """How well a claim answers an opinion or update question (0 for anything else)."""
     if rec.type != RecordType.CLAIM or plan.intent not in CLAIM_INTENTS:
         return 0.0
@@ -323,13 +341,13 @@ def claim_bonus(plan: Plan, rec: ClaimFields) -> float:
         return 0.0
     if about_someone_else(plan, rec.target):
         return 0.0
-    bonus = CLAIM_OF_HOLDER
+    bonus = c.claim_of_holder
     if plan.opinion_target and rec.target and rec.target.lower() == plan.opinion_target.lower():
-        bonus = CLAIM_ON_TARGET
+        bonus = c.claim_on_target
     if rec.status == "CURRENT":
-        bonus += CURRENT_CLAIM
+        bonus += c.current_claim
     elif rec.status == "SUPERSEDED":
-        bonus *= SUPERSEDED_ON_UPDATE if plan.intent == "update" else SUPERSEDED_ON_OPINION
+        bonus *= c.superseded_on_update if plan.intent == "update" else c.superseded_on_opinion
     return bonus
 
 
@@ -385,6 +403,7 @@ def score_turns(
     turns: Iterable[Candidate],
     records: Iterable[Candidate],
     graph_hits: Iterable[Candidate],
+    c: ScoringConstants = DEFAULT_CONSTANTS,
 ) -> dict[str, TurnScore]:
     """The signals of every turn that Anchor found, or that holds a record Anchor or a graph
     step found (only admissible records count).
@@ -421,7 +440,7 @@ def score_turns(
         s = entry(rec.turn_id)
         s.record_cos = max(s.record_cos, 2.0 * rec.vector - 1.0)
         if claim:
-            s.claim = max(s.claim, claim_bonus(plan, rec))
+            s.claim = max(s.claim, claim_bonus(plan, rec, c))
         elif rec.status is not None:
             s.status = max(s.status, status_fit_about(plan, topic, rec.status, rec.content))
             s.overtaken = s.overtaken or overtaken(plan, rec)
@@ -434,7 +453,7 @@ def score_turns(
         s = entry(rec.turn_id)
         s.graph = max(s.graph, max(2.0 * rec.vector - 1.0, 0.0))
         if claim:
-            s.claim = max(s.claim, claim_bonus(plan, rec))
+            s.claim = max(s.claim, claim_bonus(plan, rec, c))
         elif rec.status is not None:
             s.status = max(s.status, status_fit_about(plan, topic, rec.status, rec.content))
             s.overtaken = s.overtaken or overtaken(plan, rec)
@@ -444,7 +463,12 @@ def score_turns(
     return scores
 
 
-def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[GroundedTurn]) -> None:
+def absorb(
+    plan: Plan,
+    scores: dict[str, TurnScore],
+    grounded: Iterable[GroundedTurn],
+    c: ScoringConstants = DEFAULT_CONSTANTS,
+) -> None:
     """Exact similarities of grounded turns (and their neighbours) and of all their records."""
     subject = subject_of(plan)
     window = plan.window
@@ -462,7 +486,7 @@ def absorb(plan: Plan, scores: dict[str, TurnScore], grounded: Iterable[Grounded
             if rec.type == RecordType.CLAIM:
                 if not admissible(plan, rec, subject):
                     continue
-                s.claim = max(s.claim, claim_bonus(plan, rec))
+                s.claim = max(s.claim, claim_bonus(plan, rec, c))
             elif rec.status is not None:
                 s.status = max(s.status, status_fit_about(plan, topic, rec.status, g.text))
                 s.overtaken = s.overtaken or overtaken(plan, rec)
@@ -520,10 +544,15 @@ def cosine_part(w: RankWeights, s: TurnScore, scale: CosineScale = RAW_COSINES) 
     )
 
 
-def combine(w: RankWeights, s: TurnScore, scale: CosineScale = RAW_COSINES) -> float:
+def combine(
+    w: RankWeights,
+    s: TurnScore,
+    scale: CosineScale = RAW_COSINES,
+    c: ScoringConstants = DEFAULT_CONSTANTS,
+) -> float:
     """A turn's base score from its own signals (cosines through ``scale``; negative ones
     count as 0), damped for a plan overtaken since on an update question."""
-    return (OVERTAKEN_ON_UPDATE if s.overtaken else 1.0) * (
+    return (c.overtaken_on_update if s.overtaken else 1.0) * (
         w.bm25 * s.bm25 + cosine_part(w, s, scale) + w.claim * s.claim + w.window * s.window
     )
 
@@ -542,6 +571,7 @@ def finish(
     weights: RankWeights,
     scores: dict[str, TurnScore],
     extra: Mapping[str, float] | None = None,
+    c: ScoringConstants = DEFAULT_CONSTANTS,
 ) -> None:
     """Base score of every turn (:func:`combine`, plus ``extra[turn id]`` where given: a
     signal a benchmark tries out), then its final score: the base plus a share of the
@@ -553,7 +583,7 @@ def finish(
     w = weights.for_intent(plan.intent)
     scale = cosine_scale(w, scores.values())
     for s in scores.values():
-        s.base = combine(w, s, scale)
+        s.base = combine(w, s, scale, c)
     if extra:
         for turn_id, value in extra.items():
             if turn_id in scores:
@@ -585,13 +615,15 @@ def ranked(scores: dict[str, TurnScore]) -> list[TurnScore]:
     return sorted(scores.values(), key=lambda s: (-s.final, s.id))
 
 
-def record_order(plan: Plan, records: Iterable[Candidate]) -> list[Candidate]:
+def record_order(
+    plan: Plan, records: Iterable[Candidate], c: ScoringConstants = DEFAULT_CONSTANTS
+) -> list[Candidate]:
     """The records of one turn, best first, to pick the one shown as its Evidence: by claim
     bonus, then the plan status asked for, then similarity; outside opinion and update
     questions, claims come last."""
     options = sorted(
         records,
-        key=lambda r: (-claim_bonus(plan, r), -status_fit(plan, r.status), -r.vector, r.id),
+        key=lambda r: (-claim_bonus(plan, r, c), -status_fit(plan, r.status), -r.vector, r.id),
     )
     if plan.intent not in CLAIM_INTENTS:
         options = [r for r in options if r.type != RecordType.CLAIM] + [
