@@ -6,10 +6,10 @@ embedder, :class:`~cogmem.llm.LLMClient`, extractor) or built once from
 :class:`~cogmem.config.Settings` — the heavy ones on first use: the embedder's model loads
 when something is first embedded, the LLM client is created when it is first needed.
 
-This module is the one place that decides from ``settings.llm`` whether an LLM is used and
-builds the :class:`~cogmem.llm.LLMClient` (:func:`endpoint_client`, which
-:mod:`cogmem.embed.factory` also calls for an ``openai`` embedder when no chat LLM is
-configured). What a :class:`Clients` built
+This module is the one place that decides from ``settings.llm`` whether an LLM is used; the
+client itself comes from :func:`cogmem.llm.endpoint_client` (which :mod:`cogmem.embed.factory`
+also calls for an ``openai`` embedder when no chat LLM is configured). What a
+:class:`Clients` built
 it closes in :meth:`Clients.close`; what it was given it leaves to its owner.
 """
 
@@ -24,6 +24,7 @@ from cogmem.config import ConfigError, Settings
 from cogmem.embed import Embedder, embedder_identity, make_embedder
 from cogmem.extract import Extractor, HeuristicExtractor
 from cogmem.live import LiveQueue, Outbox
+from cogmem.llm import endpoint_client
 from cogmem.retrieval.router import LLMRouter, Router, RuleRouter
 from cogmem.store import Store
 
@@ -31,14 +32,6 @@ if TYPE_CHECKING:
     from neo4j import Driver
 
     from cogmem.llm import LLMClient
-
-
-def endpoint_client(settings: Settings) -> LLMClient:
-    """A client for the OpenAI-compatible endpoint that ``settings`` name (chat and
-    embeddings); the only constructor call of :class:`~cogmem.llm.LLMClient` in cogmem."""
-    from cogmem.llm import LLMClient
-
-    return LLMClient(settings)
 
 
 def make_llm(settings: Settings) -> LLMClient | None:

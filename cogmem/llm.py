@@ -495,3 +495,10 @@ def _validation_summary(exc: ValidationError) -> str:
     parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in errors[:3]]
     more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(parts) + more
+
+
+def endpoint_client(settings: Settings) -> LLMClient:
+    """A client for the OpenAI-compatible endpoint that ``settings`` name (chat and
+    embeddings); the only constructor call of :class:`LLMClient` in cogmem (here, below
+    both :mod:`cogmem.clients` and :mod:`cogmem.embed.factory`, which call it)."""
+    return LLMClient(settings)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -113,6 +113,39 @@ def as_utc(at: datetime) -> datetime:
     return at.replace(tzinfo=UTC) if at.tzinfo is None or at.utcoffset() is None else at
 
 
+# The times cogmem keeps (see cogmem.temporal.client_time, which every client time passes).
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
+RANGE = "0001-01-02 to 9999-12-30 UTC"
+MAX_OFFSET = timedelta(hours=18)
+
+
+class ClientTimeError(ValueError):
+    """A time a client sent that cannot be used; the message is one line."""
+
+
+def _shown(at: datetime) -> str:
+    return at.isoformat()
+
+
+def check_time(at: datetime) -> datetime:
+    """``at`` (a naive datetime is UTC; an offset is kept) if it is inside the range and
+    its offset within 18 hours, else :class:`ClientTimeError`."""
+    aware = as_utc(at)
+    offset = aware.utcoffset() or timedelta(0)
+    if abs(offset) > MAX_OFFSET:
+        raise ClientTimeError(
+            f"{_shown(aware)} has a UTC offset beyond 18 hours, which Neo4j cannot keep"
+        )
+    try:
+        utc = aware.astimezone(UTC)
+    except OverflowError:
+        utc = None
+    if utc is None or not EARLIEST <= utc <= LATEST:
+        raise ClientTimeError(f"{_shown(aware)} is outside the times cogmem keeps ({RANGE})")
+    return aware
+
+
 class TimeRange(BaseModel):
     """A resolved time reference: [start, end) at some granularity, with the words used."""
 
@@ -151,8 +184,6 @@ class Turn(BaseModel):
     def _utc(cls, at: datetime | None) -> datetime | None:
         """A naive datetime is UTC (as the readers take it): never stored as local time;
         a time outside the range kept is refused (:mod:`cogmem.temporal.client_time`)."""
-        from cogmem.temporal.client_time import check_time
-
         return check_time(at) if at is not None else None
 
     @property

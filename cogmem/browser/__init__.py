@@ -27,6 +27,7 @@ import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import quote, urlsplit
 
 from cogmem import statements
@@ -321,15 +322,29 @@ def launch(
     )
 
 
-def launch_local(
-    settings: Settings, inst: Path, params: dict[str, str] | None = None
-) -> BrowserLaunch:
-    """:func:`launch` for cogmem's local server in instance folder ``inst`` when it runs and
-    is the server ``settings`` name (loopback, same Bolt port): its own Browser port and
-    conf; otherwise plain :func:`launch`."""
-    from cogmem.server import local
+class RunningServer(Protocol):
+    """What :func:`launch_local` reads of cogmem's running local server (the
+    :class:`~cogmem.server.local.InstanceState` that ``local.running_state`` returns; the
+    caller passes it in, as :mod:`cogmem.server.local` sits above this kit: it writes the
+    kit's style into neo4j.conf)."""
 
-    state = local.running_state(inst)
+    @property
+    def bolt_port(self) -> int: ...
+
+    @property
+    def browser_url(self) -> str: ...
+
+
+def launch_local(
+    settings: Settings,
+    inst: Path,
+    state: RunningServer | None,
+    params: dict[str, str] | None = None,
+) -> BrowserLaunch:
+    """:func:`launch` for cogmem's local server in instance folder ``inst`` when it runs
+    (``state``: its running state, None when it does not run) and is the server ``settings``
+    name (loopback, same Bolt port): its own Browser port and conf; otherwise plain
+    :func:`launch`."""
     _, host, port = _split_uri(settings.neo4j_uri)
     if state is None or port != state.bolt_port or host not in _LOOPBACK:
         return launch(settings, params=params)
@@ -341,6 +356,7 @@ def launch_local(
 __all__ = [
     "GRASS_FILE",
     "BrowserLaunch",
+    "RunningServer",
     "SavedQuery",
     "browser_url",
     "connect_url",

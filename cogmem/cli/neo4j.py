@@ -207,7 +207,8 @@ def browser(
     from cogmem import browser as browser_kit
 
     settings = settings_from(ctx, group=group)
-    launch = browser_kit.launch_local(settings, instance_path(settings, instance, directory))
+    inst = instance_path(settings, instance, directory)
+    launch = browser_kit.launch_local(settings, inst, localserver.running_state(inst))
     for line in launch.lines():
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     if kit is not None:

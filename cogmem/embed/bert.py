@@ -1,5 +1,6 @@
 """A BERT encoder (post-LN, absolute positions, exact GELU) in float32 numpy, with the
-erf and GELU it needs (numpy has neither)."""
+erf and GELU it needs (numpy has neither), and the relative-position buckets of the MPNet
+variant (:func:`relative_buckets`, read by the numpy and the ONNX MPNet encoders alike)."""
 
 from __future__ import annotations
 
@@ -149,6 +150,24 @@ def mean_pool(states: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     pooled = np.matmul(weights, states)[:, 0, :]
     pooled /= lengths[:, None].astype(np.float32)
     return pooled
+
+
+def relative_buckets(width: int, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+    """The bucket of every (query, key) pair's distance ``key - query``, (width, width):
+    half the buckets per direction, exact up to a quarter of them, then logarithmic up to
+    ``max_distance`` (MPNet's and T5's bidirectional scheme)."""
+    pos = np.arange(width)
+    n = pos[:, None] - pos[None, :]  # query - key
+    half = num_buckets // 2
+    ret = (n < 0).astype(np.int64) * half
+    n = np.abs(n)
+    exact = half // 2
+    with np.errstate(divide="ignore"):
+        large = exact + (
+            np.log(np.maximum(n, 1) / exact) / math.log(max_distance / exact) * (half - exact)
+        ).astype(np.int64)
+    large = np.minimum(large, half - 1)
+    return ret + np.where(n < exact, n, large)
 
 
 class BertEncoder:

@@ -52,7 +52,7 @@ def _mpnet_dir(settings: Settings) -> Path:
 
 def _openai_client(settings: Settings) -> LLMClient:
     """An LLM client of the embedder's own, for an ``openai`` embedder given none."""
-    from cogmem.clients import endpoint_client
+    from cogmem.llm import endpoint_client
 
     return endpoint_client(settings)
 

@@ -43,7 +43,7 @@ from cogmem.embed.base import (
     weight_reader,
 )
 from cogmem.embed.batching import length_batches
-from cogmem.embed.bert import BertEncoder, _Layer, _layer_norm, mean_pool
+from cogmem.embed.bert import BertEncoder, _Layer, _layer_norm, mean_pool, relative_buckets
 from cogmem.embed.child import build_in_child, write_atomic
 from cogmem.embed.threads import BLAS, default_workers, side_by_side
 
@@ -85,24 +85,6 @@ def check_mpnet_backend(backend: str) -> str:
             "its vectors too far: benchmarks/results/mpnet_onnx.md)"
         )
     return backend
-
-
-def relative_buckets(width: int, num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
-    """The bucket of every (query, key) pair's distance ``key - query``, (width, width):
-    half the buckets per direction, exact up to a quarter of them, then logarithmic up to
-    ``max_distance`` (MPNet's and T5's bidirectional scheme)."""
-    pos = np.arange(width)
-    n = pos[:, None] - pos[None, :]  # query - key
-    half = num_buckets // 2
-    ret = (n < 0).astype(np.int64) * half
-    n = np.abs(n)
-    exact = half // 2
-    with np.errstate(divide="ignore"):
-        large = exact + (
-            np.log(np.maximum(n, 1) / exact) / math.log(max_distance / exact) * (half - exact)
-        ).astype(np.int64)
-    large = np.minimum(large, half - 1)
-    return ret + np.where(n < exact, n, large)
 
 
 class MPNetEncoder(BertEncoder):

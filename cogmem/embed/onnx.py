@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from cogmem.embed.base import EmbedderUnavailable, weight_reader
-from cogmem.embed.bert import checked_lengths, mean_pool
+from cogmem.embed.bert import checked_lengths, mean_pool, relative_buckets
 
 _OPSET = 17  # LayerNormalization
 
@@ -235,7 +235,7 @@ def build_mpnet_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> 
     """An ``onnx.ModelProto`` of the MPNet encoder (:class:`cogmem.embed.mpnet.MPNetEncoder`'s
     weights and arithmetic), contrib ops: inputs ``input_ids`` (int64, batch × width, right
     padded), ``lengths`` (int32, batch) and ``buckets`` (int64, width × width:
-    :func:`cogmem.embed.mpnet.relative_buckets`); output ``last_hidden_state``."""
+    :func:`cogmem.embed.bert.relative_buckets`); output ``last_hidden_state``."""
     onnx, _ = _import_onnx()
     if config.get("hidden_act", "gelu") != "gelu":
         raise EmbedderUnavailable(f"unsupported activation {config.get('hidden_act')!r}")
@@ -397,8 +397,6 @@ class OnnxMPNetEncoder(OnnxBertEncoder):
         super().__init__({}, config, threads, model=model)
         first = int(config.get("pad_token_id", 1)) + 1
         self.max_positions = int(config.get("max_position_embeddings", 514)) - first
-        from cogmem.embed.mpnet import relative_buckets
-
         # a pair's bucket depends only on its distance, so every width's table is the top
         # left corner of the widest one (2 MiB at 512 positions), computed once
         buckets = int(config.get("relative_attention_num_buckets", 32))

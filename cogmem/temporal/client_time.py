@@ -6,11 +6,11 @@ the Python API (:meth:`~cogmem.api.Memory.search` and the others read ``as_of`` 
 ``parse_as_of``; a :class:`~cogmem.models.Turn` checks its time) all come here, so a time
 is accepted or refused alike everywhere, in one line that says why:
 
-* A time must lie between :data:`EARLIEST` and :data:`LATEST` once converted to UTC: the
-  calendar's first and last day are left out, so that no offset (at most 24 h) and no
-  "end of that day" reaches past what Python and Neo4j can hold. ``9999-12-31`` or
-  ``0001-01-01T00:30+14:00`` is refused, never an ``OverflowError`` or the driver's
-  "Ticks out of range".
+* A time must lie between :data:`EARLIEST` and :data:`LATEST` (both in :mod:`cogmem.models`)
+  once converted to UTC: the calendar's first and last day are left out, so that no
+  offset (at most 24 h) and no "end of that day" reaches past what Python and Neo4j can
+  hold. ``9999-12-31`` or ``0001-01-01T00:30+14:00`` is refused, never an
+  ``OverflowError`` or the driver's "Ticks out of range".
 * Its UTC offset, when it has one, is at most 18 hours either way (Neo4j's, as Java's:
   ``-23:00`` is valid in Python and refused by the database).
 * A turn's time is ISO-8601 text or a datetime. A number is refused: whether ``1700000000``
@@ -20,41 +20,23 @@ is accepted or refused alike everywhere, in one line that says why:
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
-from cogmem.models import as_utc
+# the range and its check sit in cogmem.models (a Turn checks its time there, and models
+# import nothing of cogmem); this module is where the rest of cogmem reads them
+from cogmem.models import EARLIEST, LATEST, MAX_OFFSET, RANGE, ClientTimeError, check_time
 
-EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
-LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
-RANGE = "0001-01-02 to 9999-12-30 UTC"
-MAX_OFFSET = timedelta(hours=18)
+__all__ = [
+    "EARLIEST",
+    "LATEST",
+    "MAX_OFFSET",
+    "RANGE",
+    "ClientTimeError",
+    "check_time",
+    "turn_time",
+]
+
 _DIGITS = re.compile(r"[+-]?\d+(?:\.\d*)?")
-
-
-class ClientTimeError(ValueError):
-    """A time a client sent that cannot be used; the message is one line."""
-
-
-def _shown(at: datetime) -> str:
-    return at.isoformat()
-
-
-def check_time(at: datetime) -> datetime:
-    """``at`` (a naive datetime is UTC; an offset is kept) if it is inside the range and
-    its offset within 18 hours, else :class:`ClientTimeError`."""
-    aware = as_utc(at)
-    offset = aware.utcoffset() or timedelta(0)
-    if abs(offset) > MAX_OFFSET:
-        raise ClientTimeError(
-            f"{_shown(aware)} has a UTC offset beyond 18 hours, which Neo4j cannot keep"
-        )
-    try:
-        utc = aware.astimezone(UTC)
-    except OverflowError:
-        utc = None
-    if utc is None or not EARLIEST <= utc <= LATEST:
-        raise ClientTimeError(f"{_shown(aware)} is outside the times cogmem keeps ({RANGE})")
-    return aware
 
 
 def turn_time(value: object) -> object:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from cogmem.config import Settings
 from cogmem.embed import embedder_identity
 from cogmem.server.schema import recorded_embedder
-from cogmem.store import StoreError
+from cogmem.store import Store, StoreError
 from cogmem.transfer.file import (
     PRIMARY_LABELS,
     ExportedEmbedder,
@@ -17,10 +18,21 @@ from cogmem.transfer.file import (
     ExportFile,
 )
 
-if TYPE_CHECKING:
-    from cogmem.api import Memory
-
 PAGE = 500
+
+
+class ExportSource(Protocol):
+    """What :func:`export_group` reads of a memory (a :class:`cogmem.api.Memory` is one;
+    this module sits below the API, which passes itself in)."""
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> Store: ...
 
 
 class NothingToExport(StoreError):
@@ -41,7 +53,7 @@ def _to_json_value(value: Any, key: str, node: str) -> tuple[Any, str | None]:
     )
 
 
-def export_group(mem: Memory, embeddings: bool = True, page: int = PAGE) -> ExportFile:
+def export_group(mem: ExportSource, embeddings: bool = True, page: int = PAGE) -> ExportFile:
     """Every node and relationship of ``mem.group``, read page by page.
 
     The pages are separate read transactions: export a group that is not being written to

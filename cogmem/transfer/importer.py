@@ -6,17 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
-from cogmem.embed import embedder_identity
+from cogmem.config import Settings
+from cogmem.embed import Embedder, embedder_identity
 from cogmem.embed.tokens import TokenEmbedder, embed_texts
 from cogmem.ingest.ids import group_key, node_id
 from cogmem.ingest.rows import memory_embed_text
 from cogmem.models import NodeLabel, RecordType
+from cogmem.store import Store
 from cogmem.transfer.file import PRIMARY_LABELS, ExportFile, ImportSummary, Temporal, TransferError
-
-if TYPE_CHECKING:
-    from cogmem.api import Memory
 
 BATCH = 500
 _WRITE_STATEMENT: dict[str, str] = {
@@ -120,8 +119,27 @@ def check_vectors(data: ExportFile, name: str, dimension: int, path: Path | str)
         )
 
 
+class ImportTarget(Protocol):
+    """What :func:`import_group` reads and calls of a memory (a :class:`cogmem.api.Memory`
+    is one; this module sits below the API, which passes itself in)."""
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def ensure_schema(self) -> None: ...
+
+
 def import_group(
-    mem: Memory,
+    mem: ImportTarget,
     data: ExportFile,
     reembed: bool = False,
     path: Path | str = "<export>",

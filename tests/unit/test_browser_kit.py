@@ -155,7 +155,7 @@ def test_launch_says_where_the_password_is_and_never_what(
 def test_launch_local_uses_the_running_instance_that_serves_the_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cogmem.server.local import InstanceState
+    from cogmem.server.local import InstanceState, running_state
 
     monkeypatch.setenv("COGMEM_CONFIG", str(tmp_path / "config.toml"))
     inst = tmp_path / "inst"
@@ -170,10 +170,14 @@ def test_launch_local_uses_the_running_instance_that_serves_the_store(
         log_path="x", started_at=0.0,
     )  # fmt: skip
     (inst / "server.json").write_text(state.model_dump_json(), encoding="utf-8")
-    ours = kit.launch_local(load_settings({"neo4j_uri": "bolt://localhost:7999"}), inst)
+    running = running_state(inst)
+    assert running is not None
+    ours = kit.launch_local(load_settings({"neo4j_uri": "bolt://localhost:7999"}), inst, running)
     assert ours.http_url == "http://127.0.0.1:7475/browser/" and ours.style_on_connect
-    other = kit.launch_local(load_settings({"neo4j_uri": "bolt://127.0.0.1:7687"}), inst)
+    other = kit.launch_local(load_settings({"neo4j_uri": "bolt://127.0.0.1:7687"}), inst, running)
     assert other.http_url == "http://127.0.0.1:7474/browser/" and not other.style_on_connect
+    stopped = kit.launch_local(load_settings({"neo4j_uri": "bolt://localhost:7999"}), inst, None)
+    assert stopped.http_url == "http://localhost:7474/browser/" and not stopped.style_on_connect
 
 
 def test_cli_browser_prints_the_url_and_writes_the_kit_without_the_password(

@@ -12,6 +12,7 @@ imported) and may not
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,173 @@ def test_the_check_fails_on_a_violation(line: str) -> None:
 @pytest.mark.parametrize("line", GOOD)
 def test_the_check_passes_public_use(line: str) -> None:
     assert violations(line, "cogmem.cli.example") == []
+
+
+# -- no import circles inside the package ----------------------------------------------------
+# Imports flow one way (docs/architecture.md): a module never imports one above it, not even
+# inside a function or under ``if TYPE_CHECKING:`` (a deferred import hides a circle, it does
+# not break it). What a lower module needs from a higher one it receives as an argument typed
+# by a Protocol. The graph is read from the source (ast), so nothing is imported to build it.
+def _modules(root: Path, package: str) -> dict[str, tuple[Path, bool]]:
+    """``dotted name -> (file, is_package)`` for every module of ``package`` under ``root``."""
+    found: dict[str, tuple[Path, bool]] = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        found[".".join(parts)] = (path, is_package)
+    return found
+
+
+def import_graph(root: Path, package: str = "cogmem") -> dict[str, dict[str, int]]:
+    """``module -> {module it imports: line}`` over the modules of ``package``: every
+    ``import`` and ``from … import`` anywhere in a file (module level, in a function, under
+    ``TYPE_CHECKING``). ``from pkg import name`` is an edge to ``pkg.name`` when that is a
+    module, else to ``pkg``; importing ``a.b.c`` is an edge to the deepest module of it that
+    exists. A package's ``__init__`` running before its submodules is not an edge."""
+    modules = _modules(root, package)
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, int]] = {name: {} for name in modules}
+    for name, (path, is_package) in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                source = _absolute(node, name, is_package)
+                subs = [f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in modules]
+                targets = subs + ([source] if len(subs) < len(node.names) else [])
+            for target in targets:
+                if target != package and not target.startswith(package + "."):
+                    continue
+                resolved = known(target)
+                if resolved and resolved != name:
+                    graph[name].setdefault(resolved, node.lineno)
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One circle (``[a, b, …, a]``) per strongly connected set of modules (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component: set[str] = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    circles: list[list[str]] = []
+    for component in components:
+        start = min(component)
+        paths = {start: [start]}
+        queue = [start]
+        circle: list[str] | None = None
+        while queue and circle is None:  # breadth first: the shortest way back to start
+            v = queue.pop(0)
+            for w in sorted(graph[v]):
+                if w == start:
+                    circle = [*paths[v], start]
+                    break
+                if w in component and w not in paths:
+                    paths[w] = [*paths[v], w]
+                    queue.append(w)
+        assert circle is not None
+        circles.append(circle)
+    return sorted(circles)
+
+
+def _shown(circle: list[str], graph: dict[str, dict[str, int]]) -> str:
+    steps = [f"{a} (line {graph[a][b]})" for a, b in itertools.pairwise(circle)]
+    return " -> ".join([*steps, circle[-1]])
+
+
+def test_the_package_has_no_import_circles() -> None:
+    graph = import_graph(ROOT)
+    assert "cogmem.api" in graph and "cogmem.store" in graph["cogmem.api"]
+    circles = import_cycles(graph)
+    assert not circles, "import circles:\n" + "\n".join(_shown(c, graph) for c in circles)
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("files", "circle"),
+    [
+        (  # a deferred import inside a function still closes the circle
+            {
+                "pkg/__init__.py": "",
+                "pkg/low.py": "def f():\n    from pkg.high import g\n",
+                "pkg/high.py": "from pkg import low\n",
+            },
+            ["pkg.high", "pkg.low", "pkg.high"],
+        ),
+        (  # so does an import only for type checking, and a relative one
+            {
+                "pkg/__init__.py": "",
+                "pkg/sub/__init__.py": "from .a import x\n",
+                "pkg/sub/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                "    from ..top import T\nx = 1\n",
+                "pkg/top.py": "import pkg.sub\n",
+            },
+            ["pkg.sub", "pkg.sub.a", "pkg.top", "pkg.sub"],
+        ),
+    ],
+)
+def test_the_circle_check_finds_a_circle(
+    tmp_path: Path, files: dict[str, str], circle: list[str]
+) -> None:
+    assert import_cycles(import_graph(_package(tmp_path, files), "pkg")) == [circle]
+
+
+def test_the_circle_check_passes_one_way_imports(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.high import g\n",  # a package re-exporting is fine
+            "pkg/low.py": "import json\nfrom pkg import models\n",
+            "pkg/models.py": "X = 1\n",
+            "pkg/high.py": "from pkg.low import models\nfrom . import low\n",
+        },
+    )
+    graph = import_graph(root, "pkg")
+    assert graph == {
+        "pkg": {"pkg.high": 1},
+        "pkg.high": {"pkg.low": 1},
+        "pkg.low": {"pkg.models": 2},  # the submodule, not the package that re-exports
+        "pkg.models": {},
+    }
+    assert import_cycles(graph) == []

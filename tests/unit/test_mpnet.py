@@ -12,7 +12,8 @@ import pytest
 
 from cogmem.embed import mpnet as mpnet_mod
 from cogmem.embed.base import EmbedderUnavailable
-from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir, relative_buckets
+from cogmem.embed.bert import relative_buckets
+from cogmem.embed.mpnet import MPNetEmbedder, check_mpnet_dir
 from cogmem.embed.threads import BLAS
 
 torch = pytest.importorskip("torch")
