@@ -53,6 +53,7 @@ from cogmem.retrieval.scoring import (
     PATHS_SHOWN,
     SCORE_DECIMALS,
     RankWeights,
+    ScoringConstants,
     TurnScore,
     absorb,
     admissible,
@@ -197,9 +198,17 @@ class Controller:
         elif weights is not None:
             config = config.model_copy(update={"weights": weights})
         self.config = config
-        self.weights = config.weights
-        self.constants = config.constants
         self.judge = judge
+
+    @property
+    def weights(self) -> RankWeights:
+        """The hand-set weights of :attr:`config`."""
+        return self.config.weights
+
+    @property
+    def constants(self) -> ScoringConstants:
+        """The scoring constants of :attr:`config`."""
+        return self.config.constants
 
     # -- public ------------------------------------------------------------------------
     def run(self, question: str, k: int = 10, dedupe: bool = True) -> Retrieval:

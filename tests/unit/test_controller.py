@@ -386,3 +386,30 @@ def test_a_why_question_follows_causes_two_hops_without_the_window() -> None:
     assert (["hiker"], ["CAUSES", "REFERENCES", "SUPPORTED_BY"], 2) in [
         args for name, args in ops.calls if name == "traverse"
     ]
+
+
+def test_a_learned_configuration_orders_the_turns_and_shows_each_feature_s_share() -> None:
+    from cogmem.retrieval.learned import FEATURES, LearnedRanking
+    from cogmem.retrieval.search_config import SearchConfig
+
+    question = "Which pet did Alice adopt?"
+    plain = Controller(FakeOperators(), FakeTokenEmbedder()).run(question, k=3)
+    embedder = FakeTokenEmbedder().name
+    assert plain.config == SearchConfig.for_embedder(embedder)
+    assert "learned" not in steps_of(plain.trace)
+
+    def only(feature: str, sign: float = 1.0) -> SearchConfig:
+        coef = [sign if f == feature else 0.0 for f in FEATURES]
+        learned = LearnedRanking(coef=coef, fitted_on=["x"])
+        return SearchConfig.for_embedder(embedder).model_copy(update={"learned": learned})
+
+    by_late = Controller(FakeOperators(), FakeTokenEmbedder(), config=only("late")).run(question)
+    assert by_late.evidence[0].turn_id == "t4"  # the turn whose words answer
+    (step,) = [s for s in by_late.trace if s.operator == "learned"]
+    assert "fitted on x" in step.detail and "t4" in step.detail and "late +" in step.detail
+    against = Controller(FakeOperators(), FakeTokenEmbedder(), config=only("late", -1.0))
+    assert against.run(question).evidence[0].turn_id != "t4"
+
+
+def steps_of(trace: list[Any]) -> list[str]:
+    return [step.operator for step in trace]
