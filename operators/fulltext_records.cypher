@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/fulltext_records.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, lexical half: the best memory records of group $group (of types $types, all when
 // null; at most $k) for the Lucene query $query (the group's key as a required clause, the
 // question's words against content and name), BM25 as the memory_text index scores it,

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/fulltext_turns.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, lexical half: the best $k turns of group $group (of the index's best $fetch) for the
 // Lucene query $query
 // (built by cogmem/retrieval/graph_source.py: the group's key as a required clause, so

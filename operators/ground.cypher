@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/ground.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Ground: the source turns of records $ids (at most $per_record each), verbatim, or the
 // turns $ids themselves, with up to $window turns before and after each in the same
 // conversation, each turn once, with the records each turn evidences: their ids, and for a

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_claims_indexed.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, for Claim records of a large group, through the HNSW index over
 // claims alone (claim_embedding): the $fetch nearest claims of the whole store, the group's
 // kept ($types is ['Claim'] and filters nothing more), the best $k of them. Approximate, as

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_records.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, exact: the $k memory records of group $group (of types $types, all
 // when null) nearest to $vector (Neo4j's cosine similarity, (1 + cos) / 2), found through
 // the group_id index and scored one by one: exact, never crowded out by other groups.

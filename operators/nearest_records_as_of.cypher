@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_records_as_of.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, exact, as of a time: the $k memory records of group $group (of types
 // $types, all when null) said by $as_of nearest to $vector, each with the status it had
 // then: records through the (group_id, at) index, entities through (group_id, first_at),
@@ -22,7 +24,7 @@ UNWIND range(0, CASE WHEN size(found) < $k THEN size(found) ELSE $k END - 1) AS 
 WITH found[i] AS n, sims[i] AS sim,
      CASE WHEN i = 0 AND $pool_size > 0 THEN [m IN found | m.id] END AS pool
 RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
-          status: CASE WHEN n.valid_to IS NULL THEN n.status
+          status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
                        WHEN n.valid_to <= $as_of THEN 'SUPERSEDED'
                        ELSE coalesce(n.first_status, n.status) END,
           .turn_id, .source_id, .conversation_id, .idx,

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_records_indexed.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, through the HNSW index (memory_embedding) for a large group: the
 // $fetch nearest records of the whole store, the group's (of types $types, all when null)
 // kept, the best $k of them. Approximate; the caller sizes $fetch by the group's share of

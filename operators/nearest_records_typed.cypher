@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_records_typed.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, exact, for records of some types: the $k memory records of group
 // $group whose type is one of $types nearest to $vector (Neo4j's cosine similarity,
 // (1 + cos) / 2), found through the (group_id, type) index, so that a rare type in a large

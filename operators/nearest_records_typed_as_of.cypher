@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_records_typed_as_of.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, exact, for records of some types as of a time: the $k memory
 // records of group $group whose type is one of $types, said by $as_of, nearest to $vector,
 // each with the status it had then: records through the (group_id, type, at) index,
@@ -16,7 +18,7 @@ WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
 LIMIT $k
 RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
-          status: CASE WHEN n.valid_to IS NULL THEN n.status
+          status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
                        WHEN n.valid_to <= $as_of THEN 'SUPERSEDED'
                        ELSE coalesce(n.first_status, n.status) END,
           .turn_id, .source_id, .conversation_id, .idx,

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_turns.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, exact: the $k turns of group $group nearest to $vector (Neo4j's
 // cosine similarity, (1 + cos) / 2), found through the group_id index and scored one by
 // one: exact, and never crowded out by other groups. For groups up to a few tens of

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_turns_among.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, for a second vector of the same search (the feedback pass, a vector
 // near the first): the $k of the nodes $ids nearest to $vector, where $ids is the pool an
 // HNSW ask for the first vector returned (nearest_turns_indexed's pool: the group's nodes

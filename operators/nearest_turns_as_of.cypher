@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_turns_as_of.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, exact, as of a time: the $k turns of group $group said by $as_of
 // nearest to $vector, found through the (group_id, at) index (only those said by then are
 // read) and scored one by one, as nearest_turns scores the whole group. For a search as of

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nearest_turns_indexed.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Anchor, vector half, through the HNSW index (turn_embedding) for a large group: the $fetch
 // nearest turns of the whole store, the group's kept, the best $k of them. Approximate,
 // and other groups' turns take places in $fetch: the caller asks for more than $k in

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/nodes_by_id.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Turns and memory records of group $group by id, with the fields search ranks them by and
 // their similarity to $vector (0.0 without a vector or without $vector).
 // $as_of (null: now): only what was said by then, each record with the status it had

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/traverse_hop.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Traverse one hop, for several independent steps in one round trip: for each of $steps
 // ({ids, rel_types, types, start, end}), the neighbours of its `ids` nodes over its
 // relationship types (either direction), inside the group, optionally restricted to node

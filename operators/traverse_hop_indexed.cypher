@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/traverse_hop_indexed.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // Traverse one hop from dense nodes (thousands of relationships): traverse_hop's rows, with
 // the neighbours found among the $fetch records of the store nearest to $vector (the
 // memory_embedding HNSW index, the group's kept) instead of by scoring every neighbour.

@@ -1,3 +1,5 @@
+// Generated from scripts/cypher-templates/operators/turn_records.cypher by scripts/expand-cypher: edit the
+// template (or its fragments), then run the script.
 // The records evidenced by turns $ids (to show a turn through its typed records); their
 // similarity to the question comes from the caller's in-process vectors.
 // $as_of (null: now): only what was said by then, each record with the status it had

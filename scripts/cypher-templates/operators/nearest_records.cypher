@@ -1,0 +1,17 @@
+// Anchor, vector half, exact: the $k memory records of group $group (of types $types, all
+// when null) nearest to $vector (Neo4j's cosine similarity, (1 + cos) / 2), found through
+// the group_id index and scored one by one: exact, never crowded out by other groups.
+// Equal scores by id.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
+MATCH (n:Memory)
+WHERE n.group_id = $group
+  AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of) AND n.embedding IS NOT NULL
+  AND ($types IS NULL OR n.type IN $types)
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
+ORDER BY sim DESC, n.id
+LIMIT $k
+RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
+          status: {{claim_status_as_of n}},
+          {{record_fields n}}} AS node,
+       sim

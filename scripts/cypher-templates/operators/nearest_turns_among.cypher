@@ -1,0 +1,16 @@
+// Anchor, vector half, for a second vector of the same search (the feedback pass, a vector
+// near the first): the $k of the nodes $ids nearest to $vector, where $ids is the pool an
+// HNSW ask for the first vector returned (nearest_turns_indexed's pool: the group's nodes
+// among the store's nearest to it, as of $as_of). One lookup by id and $ids' similarities
+// instead of a second index ask (~30 ms at 100k records); the same rows as that ask
+// wherever the second vector's nearest are among the first's pool.
+MATCH (n:Turn)
+WHERE n.id IN $ids AND n.group_id = $group
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
+ORDER BY sim DESC, n.id
+LIMIT $k
+RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
+          .source, .target,
+          status: {{claim_status_as_of n}},
+          {{record_fields n}}} AS node,
+       sim

@@ -1,0 +1,20 @@
+// Anchor, vector half, exact, as of a time: the $k turns of group $group said by $as_of
+// nearest to $vector, found through the (group_id, at) index (only those said by then are
+// read) and scored one by one, as nearest_turns scores the whole group. For a search as of
+// a date whose group held few enough turns then (cogmem/retrieval/graph_source.py).
+// $pool_size (0: none): the ids of the nearest $pool_size come back as `pool` (on the
+// first row), which a second vector of the same search scores (nearest_*_among) in a group
+// too large to scan now, as an HNSW ask's pool is.
+MATCH (n:Turn)
+WHERE n.group_id = $group AND n.at <= $as_of AND n.embedding IS NOT NULL
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
+ORDER BY sim DESC, n.id
+LIMIT CASE WHEN $pool_size > $k THEN $pool_size ELSE $k END
+WITH collect(n) AS found, collect(sim) AS sims
+UNWIND range(0, CASE WHEN size(found) < $k THEN size(found) ELSE $k END - 1) AS i
+WITH found[i] AS n, sims[i] AS sim,
+     CASE WHEN i = 0 AND $pool_size > 0 THEN [m IN found | m.id] END AS pool
+RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
+          .source, .target, .status, {{record_fields n}}} AS node,
+       sim,
+       pool

@@ -1,0 +1,26 @@
+// Anchor, vector half, through the HNSW index (turn_embedding) for a large group: the $fetch
+// nearest turns of the whole store, the group's kept, the best $k of them. Approximate,
+// and other groups' turns take places in $fetch: the caller asks for more than $k in
+// proportion to the group's share of the store and falls back to nearest_turns (exact)
+// when fewer than $k come back. Equal scores by id.
+// $as_of (null: now): only what was said by then, each record with the status it had
+// then (see operators/README.md).
+CALL db.index.vector.queryNodes('turn_embedding', $fetch, $vector) YIELD node AS n
+WITH n
+WHERE n.group_id = $group AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of)
+// the index's scores are those of its quantised vectors: score the group's exactly, as
+// nearest_turns does, so both give the same order and similarities
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
+ORDER BY sim DESC, n.id
+// the best $k, and on the first row the ids of every one of the group's nodes the index
+// returned, best first: the pool a second vector of the same search (the feedback pass)
+// is scored among (nearest_*_among) instead of asking the index again
+WITH collect(n) AS found, collect(sim) AS sims
+UNWIND range(0, CASE WHEN size(found) < $k THEN size(found) ELSE $k END - 1) AS i
+WITH found[i] AS n, sims[i] AS sim, CASE WHEN i = 0 THEN [m IN found | m.id] END AS pool
+RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
+          .source, .target,
+          status: {{claim_status_as_of n}},
+          {{record_fields n}}} AS node,
+       sim,
+       pool
