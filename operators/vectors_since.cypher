@@ -3,7 +3,10 @@
 // node, its place in its conversation, the turns that evidence it, a record's
 // relationships to the group's other records as [type, other id, outgoing]), so that
 // Anchor, Traverse, Intersect and Ground need no round trip. Every write that adds or
-// removes such a relationship stamps both of its ends, so both are read again. (These
+// removes such a relationship stamps both of its ends, so both are read again. A catch-up
+// ($seq >= 0) reads a person's or concept's relationships to the other nodes read again
+// only: the copy keeps the rest from before (an entity named in thousands of records would
+// otherwise ship all of them after every live turn that names it). (These
 // types join records only; the far end carries no label, or the planner would seek the
 // group's index once per row.) The (group_id, vseq) index finds the new nodes without
 // reading the rest of the group: every writer stamps vseq (older stores are stamped once,
@@ -25,7 +28,9 @@ CALL () {
               ELSE [(n)-[:EVIDENCED_BY]->(t:Turn) | t.id] END AS evidence,
          [(n)-[r:PARTICIPATED_IN|INVOLVES|HAS_FACT|ABOUT|LIKES|DISLIKES|USES|KNOWS|CLAIMS|
               TARGETS|SUPERSEDES|CONFLICTS_WITH|SUPPORTED_BY|REFERENCES|CAUSES]-(m)
-          WHERE m.group_id = $group | [type(r), m.id, startNode(r) = n]] AS links
+          WHERE m.group_id = $group
+            AND ($seq < 0 OR NOT n.type IN ['Person', 'Concept'] OR m.vseq > $seq)
+          | [type(r), m.id, startNode(r) = n]] AS links
 }
 RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, search_text,
        evidence, links,
@@ -36,4 +41,4 @@ RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, sear
        n.time_start.epochSeconds AS time_start_s, n.time_end.epochSeconds AS time_end_s,
        n.time_text AS time_text, n.at.epochSeconds AS at_s,
        coalesce(n.consolidated, false) AS consolidated, n.quote AS quote,
-       n.confidence AS confidence
+       n.confidence AS confidence, n.aliases AS aliases

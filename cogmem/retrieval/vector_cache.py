@@ -8,6 +8,8 @@ import gc
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
 
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
@@ -60,14 +62,15 @@ class VectorCache:
                 return current
             fresh = current is None or current.epoch != epoch or seq < current.seq
             vectors = GroupVectors(epoch=epoch) if fresh or current is None else current
-            vectors.add(
-                store.stream(
-                    "operators/vectors_since", group=group, seq=-1 if fresh else vectors.seq
-                )
-            )
-            if fresh and len(vectors._rows.ids) >= FREEZE_ROWS:
-                _freeze()
-            vectors.persons = store.read("operators/entities", group=group)
+            if fresh:
+                vectors.add(store.stream("operators/vectors_since", group=group, seq=-1))
+                if len(vectors._rows.ids) >= FREEZE_ROWS:
+                    _freeze()
+                vectors.persons = store.read("operators/entities", group=group)
+            else:  # what was written since: the persons among it replace theirs
+                rows = list(store.stream("operators/vectors_since", group=group, seq=vectors.seq))
+                vectors.add(rows, catch_up=True)
+                vectors.persons = updated_persons(vectors.persons, rows)
             vectors.seq = seq
             with self._lock:
                 self._groups[key] = vectors
@@ -143,6 +146,18 @@ class VectorCache:
 
 _CACHES: dict[int, VectorCache] = {}
 _CACHES_LOCK = threading.Lock()
+
+
+def updated_persons(
+    persons: list[dict[str, Any]], rows: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The group's persons (``operators/entities``: id, name, aliases, by id) with the
+    Person rows of a catch-up read (``operators/vectors_since``) put in."""
+    found = {p["id"]: p for p in persons}
+    for r in rows:
+        if r["type"] == "Person" and r["embedding"] is not None:
+            found[r["id"]] = {"id": r["id"], "name": r["name"], "aliases": r["aliases"] or []}
+    return [found[k] for k in sorted(found)]
 
 
 def vector_cache(budget_mb: int) -> VectorCache:

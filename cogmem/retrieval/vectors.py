@@ -127,9 +127,12 @@ class GroupVectors:
                 done[at] = value
         return value
 
-    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+    def add(self, rows: Iterable[dict[str, Any]], catch_up: bool = False) -> None:
         """Insert or replace rows {id, type, embedding, other fields}; readers in flight
-        keep the view they took. The new view shares what did not change with the old one
+        keep the view they took. ``catch_up``: the rows are what was written since the
+        copy's sequence (``operators/vectors_since`` with ``$seq >= 0``), whose persons and
+        concepts carry only their relationships to the other rows read: the rest of theirs
+        is kept from the copy. The new view shares what did not change with the old one
         (its vectors, the turns' evidence lists, its times), so a refresh after a live turn
         costs in proportion to what the turn wrote, plus copying the id lists.
 
@@ -160,6 +163,9 @@ class GroupVectors:
             return refielded.get(at) or old.fields[at]
 
         stale_tokens = bool(self.tokens)  # a rewritten turn's token rows are read again
+        if catch_up:
+            rows = list(rows)
+            batch = {r["id"] for r in rows}
         for r in rows:
             if r["embedding"] is None:
                 # deleted while the stream was read (a forget under way: Neo4j reads
@@ -168,11 +174,15 @@ class GroupVectors:
                 continue
             if stale_tokens:
                 self.tokens.drop(r["id"])
-            data = {k: v for k, v in r.items() if k != "embedding"}
+            data = {k: v for k, v in r.items() if k not in _NOT_KEPT}
             at = row.get(r["id"])
             if at is not None:
-                for turn_id in fields_of(at).get("evidence") or ():
+                before = fields_of(at)
+                for turn_id in before.get("evidence") or ():
                     evidenced.drop(turn_id, r["id"])
+                if catch_up and r["type"] in _ENTITY_TYPES:  # its links to the rest: kept
+                    kept = [link for link in before.get("links") or () if link[1] not in batch]
+                    data["links"] = kept + list(data.get("links") or ())
             place_node(data, position, evidenced)
             if at is not None:
                 replaced.append((at, r["embedding"]))
@@ -451,6 +461,11 @@ class GroupVectors:
                     out[n] = (1.0 + next(sims)) / 2.0
         return out
 
+
+_ENTITY_TYPES = frozenset({"Person", "Concept"})
+"""Records whose relationships a catch-up reads only towards the other rows it reads."""
+_NOT_KEPT = frozenset({"embedding", "aliases"})
+"""Row fields the copy keeps elsewhere: the matrix; the persons (``GroupVectors.persons``)."""
 
 _MEMO_QUERIES = 3
 """Question vectors whose scores a group's copy keeps (see ``GroupVectors._memo``)."""

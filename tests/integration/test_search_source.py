@@ -10,6 +10,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,7 +21,8 @@ from cogmem.config import Settings
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.retrieval.operators import DEFAULT_TRAVERSE_RELS, INTERSECT_RELS, Operators
 from cogmem.retrieval.source import CachedSource, SearchSource
-from cogmem.retrieval.vector_cache import clear_vector_caches
+from cogmem.retrieval.vector_cache import clear_vector_caches, vector_cache
+from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
 from tests.integration.test_cold_search import QUESTIONS, write_chat
 
@@ -146,3 +149,38 @@ def test_ground_and_feedback_agree(chat: Memory, pair: tuple[SearchSource, Searc
     a, b = graph.feedback(vec, turns, 0.5), cached.feedback(vec, turns, 0.5)
     assert a is not None and b is not None
     assert np.allclose(a, b, atol=1e-5)
+
+
+def test_a_copy_caught_up_after_live_turns_equals_one_read_afresh(
+    neo4j_settings: Settings, store: Store, group: str, tmp_path: Path
+) -> None:
+    """The catch-up read ships a person's or concept's relationships to what changed only,
+    and the copy keeps the rest: after live turns that name persons (new events, a new
+    person, new likes), every node's fields and relationships, and the persons, are those
+    of a copy read from scratch."""
+    mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
+    mem.ingest(write_chat(tmp_path / "chat.jsonl"))
+    clear_vector_caches()
+    cache = vector_cache(neo4j_settings.vector_cache_mb)
+    cache.sync(store, group)
+    for speaker, text in (
+        ("Noor", "Tomasz and I went climbing with Agata on Sunday."),
+        ("Tomasz", "I love bouldering now, and my cousin Ewa joined us too."),
+        ("Noor", "Ewa and Agata both like the new climbing gym in Gdansk."),
+    ):
+        mem.add_turn(speaker, text, conversation="c1")
+        caught_up = cache.sync(store, group)
+
+    def links_of(copy: GroupVectors) -> dict[str, Any]:
+        return {
+            i: (sorted(map(tuple, f.get("links") or ())), f.get("name"), f.get("content"))
+            for i in copy.ids
+            if (f := copy.node(i)) is not None
+        }
+
+    clear_vector_caches()
+    afresh = vector_cache(neo4j_settings.vector_cache_mb).sync(store, group)
+    assert caught_up is not afresh
+    assert links_of(caught_up) == links_of(afresh)
+    assert caught_up.persons == afresh.persons
+    assert any(p["name"] == "Ewa" for p in afresh.persons)

@@ -1,0 +1,166 @@
+"""Where the time of a search right after a live turn goes (issue 49: an agent's loop, add a
+turn then search, must not be the slow path).
+
+Grows one synthetic group (the generator and hashing embedder of ``cogmem bench scale``) to
+``--records``, reads it into the process, then alternates: a live turn (``add_turn``), the
+group's copy brought up to date (timed apart: the vector state read, the catch-up statement
+``operators/vectors_since`` — rows and relationships it returns — the copy's own update in
+Python, the persons), and a search; beside it, warm searches with nothing written between.
+Writes ``benchmarks/results/live_refresh.{md,json}``.
+
+    python benchmarks/live_refresh.py --records 100000 --uri bolt://127.0.0.1:7721
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cogmem.bench.common import (
+    command_line,
+    machine_info,
+    machine_line,
+    markdown_table,
+    now_iso,
+    percentile,
+    write_results,
+)
+from cogmem.bench.scale import (
+    PEOPLE,
+    QUESTIONS,
+    THINGS,
+    records_of,
+    scale_memory,
+    synthetic_conversation,
+)
+from cogmem.config import load_settings
+from cogmem.retrieval.vector_cache import clear_vector_caches, updated_persons, vector_cache
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--turns", type=int, default=20, help="live turns, each then a search")
+    parser.add_argument("--uri", default=None)
+    parser.add_argument("--reuse", action="store_true", help="keep a group grown already")
+    parser.add_argument("--name", default="live_refresh")
+    args = parser.parse_args(argv)
+    overrides = {"neo4j_uri": args.uri} if args.uri else {}
+    settings = load_settings(overrides)
+    memory = scale_memory(settings, search_cache="eager")
+    rng = random.Random(7)
+    if not args.reuse:
+        memory.forget(batch=20_000)
+    conv = 0
+    while records_of(memory) < args.records:
+        memory.ingest_conversations([synthetic_conversation(conv, 200, rng)], batch_size=200)
+        conv += 1
+        if conv % 25 == 0:
+            print(f"  {records_of(memory)} records", file=sys.stderr)
+    records = records_of(memory)
+    memory.await_indexes(seconds=600)
+    clear_vector_caches()
+    store, group = memory.store, memory.group
+    cache = vector_cache(settings.vector_cache_mb)
+    cache.sync(store, group)
+
+    def question() -> str:
+        return rng.choice(QUESTIONS).format(
+            person=rng.choice(PEOPLE), other=rng.choice(PEOPLE), thing=rng.choice(THINGS)
+        )
+
+    for _ in range(3):  # compile plans, fill caches
+        memory.controller().run(question(), k=10)
+    warm: list[float] = []
+    for _ in range(args.turns):
+        started = time.perf_counter()
+        memory.controller().run(question(), k=10)
+        warm.append(time.perf_counter() - started)
+
+    parts: dict[str, list[float]] = {
+        k: [] for k in ("state", "since_read", "copy_update", "persons", "search_after")
+    }
+    rows_read: list[int] = []
+    links_read: list[int] = []
+    after: list[float] = []
+    for n in range(args.turns):
+        person, other = rng.sample(PEOPLE, 2)
+        thing = rng.choice(THINGS)
+        said = f"{other} and I tried the {thing} again on day {n}."
+        memory.add_turn(person, said, conversation="live")
+        current = cache._current(next(iter(cache._groups)))
+        assert current is not None
+        t0 = time.perf_counter()
+        (state,) = store.glance("operators/vector_state", group=group)
+        t1 = time.perf_counter()
+        rows = list(store.stream("operators/vectors_since", group=group, seq=current.seq))
+        t2 = time.perf_counter()
+        # the copy's own update, on the rows just read (what VectorCache.sync does)
+        current.add(rows, catch_up=True)
+        current.seq = int(state["seq"])
+        t3 = time.perf_counter()
+        current.persons = updated_persons(current.persons, rows)
+        t4 = time.perf_counter()
+        started = time.perf_counter()
+        memory.controller().run(f"What did {person} try with {other}?", k=10)
+        t5 = time.perf_counter()
+        parts["state"].append(t1 - t0)
+        parts["since_read"].append(t2 - t1)
+        parts["copy_update"].append(t3 - t2)
+        parts["persons"].append(t4 - t3)
+        parts["search_after"].append(t5 - started)
+        after.append(t4 - t0 + t5 - started)
+        rows_read.append(len(rows))
+        links_read.append(sum(len(r["links"] or []) for r in rows))
+
+    def ms(values: list[float], q: float) -> float:
+        return round(1000 * percentile(values, q), 1)
+
+    result: dict[str, Any] = {
+        "machine": machine_info(memory, embedder=memory.embedder.name),
+        "command": command_line(),
+        "at": now_iso(),
+        "records": records,
+        "warm_search_ms": {"p50": ms(warm, 50), "p95": ms(warm, 95)},
+        "search_after_write_ms": {"p50": ms(after, 50), "p95": ms(after, 95)},
+        "parts_ms": {k: {"p50": ms(v, 50), "p95": ms(v, 95)} for k, v in parts.items()},
+        "rows_read": {"p50": percentile(rows_read, 50), "max": max(rows_read)},
+        "links_read": {"p50": percentile(links_read, 50), "max": max(links_read)},
+    }
+    ratio = result["search_after_write_ms"]["p95"] / max(result["warm_search_ms"]["p95"], 1e-9)
+    result["after_vs_warm_p95"] = round(ratio, 2)
+    lines = [
+        "# A search right after a live turn",
+        "",
+        machine_line(result["machine"]),
+        "",
+        f"`{command_line()}`",
+        "",
+        f"{records} records. Each live turn (`add_turn`) is followed by the copy's refresh "
+        "(timed by part) and a search; warm searches have nothing written between them.",
+        "",
+        markdown_table(
+            ["what", "p50 ms", "p95 ms"],
+            [["warm search", ms(warm, 50), ms(warm, 95)]]
+            + [[k, ms(v, 50), ms(v, 95)] for k, v in parts.items()]
+            + [["search after a write (refresh + search)", ms(after, 50), ms(after, 95)]],
+        ),
+        "",
+        f"Rows read per refresh p50 {result['rows_read']['p50']} (max "
+        f"{result['rows_read']['max']}); relationships read p50 {result['links_read']['p50']} "
+        f"(max {result['links_read']['max']}). After / warm p95: {ratio:.2f}.",
+    ]
+    write_results(RESULTS, args.name, "\n".join(lines) + "\n", result)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
