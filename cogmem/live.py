@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 
 from neo4j.exceptions import DriverError
 
-from cogmem.models import Turn
+from cogmem.models import Turn, check_time
 from cogmem.store import Store
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,10 @@ def live_turn(
         raise ValueError("the conversation is empty: name it, e.g. 'live'")
     if not isinstance(text, str):
         raise ValueError(f"the text must be a string, not {type(text).__name__}")
+    if at is not None:
+        if not isinstance(at, datetime):
+            raise ValueError(f"the turn's time must be a datetime, not {type(at).__name__}")
+        check_time(at)  # one line for a time out of range, before the Turn is built
     return Turn(
         conversation=conversation,
         session=session or "1",

@@ -7,7 +7,14 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from cogmem.live import LiveQueue, LiveWriteError, live_turn
+from cogmem.live import (
+    LiveQueue,
+    LiveWriteError,
+    TurnIdError,
+    check_client_id,
+    generated_id,
+    live_turn,
+)
 
 
 def test_work_runs_in_the_order_queued_across_groups() -> None:
@@ -101,3 +108,25 @@ def test_a_full_queue_makes_the_producer_wait_for_room() -> None:
     producer.join(10)
     queue.flush()
     queue.close()
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        datetime(9999, 12, 31, tzinfo=UTC),
+        datetime(1, 1, 1, 0, 30, tzinfo=timezone(timedelta(hours=14))),
+    ],
+)
+def test_a_live_turn_at_the_calendars_edge_is_one_line(at: datetime) -> None:
+    with pytest.raises(ValueError) as refused:
+        live_turn("Ana", "hello", at)
+    assert "\n" not in str(refused.value) and "outside the times cogmem keeps" in str(refused.value)
+
+
+def test_client_ids_in_cogmems_own_form_or_blank_are_refused_and_others_pass() -> None:
+    for bad in ("@0", "@x", "", " ", "a b", "tab\there"):
+        with pytest.raises(TurnIdError):
+            check_client_id(bad)
+    for good in (None, "T2", "turn-001", "D1:3", "a@b"):
+        check_client_id(good)
+    assert generated_id(7) == "@7"
