@@ -90,6 +90,10 @@ class ForgetError(ValueError):
     """A forget that cannot be done as asked (one line; nothing was changed)."""
 
 
+class NothingToForget(ForgetError):
+    """The turn, conversation or span named holds nothing of the group (HTTP 404)."""
+
+
 class ForgottenTurn(BaseModel):
     """A turn a forget removes: its node id, its source id and its conversation's."""
 
@@ -183,7 +187,7 @@ def resolve_turns(
         have = {nodes[r["id"]] for r in found}
         missing = [sid for sid in wanted if sid not in have]
         if missing:
-            raise ForgetError(
+            raise NothingToForget(
                 f"no turn {missing[0]!r} in conversation {conversation!r} of group {group!r}: "
                 "nothing was forgotten"
             )
@@ -194,7 +198,7 @@ def resolve_turns(
     for sid in rest:
         places = sorted({r["conversation"] for r in by_source if r["source_id"] == sid})
         if not places:
-            raise ForgetError(f"no turn {sid!r} in group {group!r}: nothing was forgotten")
+            raise NothingToForget(f"no turn {sid!r} in group {group!r}: nothing was forgotten")
         if len(places) > 1:
             raise ForgetError(
                 f"turn id {sid!r} is in {len(places)} conversations of group {group!r} "
@@ -209,7 +213,7 @@ def conversation_turns(
     """The node id and the turns of ``conversation`` (source id or node id)."""
     rows = store.read("forget/conversation_turns", group=group, id=conversation)
     if not rows:
-        raise ForgetError(
+        raise NothingToForget(
             f"no conversation {conversation!r} in group {group!r}: nothing was forgotten"
         )
     if len(rows) > 1:
@@ -274,7 +278,7 @@ def span_turns(
     )
     if not rows:
         by = f" by {who!r}" if who else ""
-        raise ForgetError(
+        raise NothingToForget(
             f"no turn{by} said between {lo.isoformat()} and {hi.isoformat()} in group "
             f"{group!r}: nothing was forgotten"
         )
@@ -593,7 +597,63 @@ def forget(
     started = time.perf_counter()
     config = config or ConsolidationSettings()
     turns = list({t.id: t for t in turns}.values())
+    for attempt in range(_TRIES):
+        try:
+            return _forget_once(
+                store, group, kind, turns, started, embedder, extractor, llm, config, dry_run, actor
+            )
+        except _Moved as moved:
+            if attempt == _TRIES - 1:
+                raise ForgetError(
+                    f"conversation {moved.conversation!r} kept changing while it was being "
+                    f"forgotten ({_TRIES} tries): nothing was forgotten; try again"
+                ) from None
+            still = {
+                r["id"]
+                for r in store.read("forget/turns_by_id", group=group, ids=[t.id for t in turns])
+            }
+            gone = [t for t in turns if t.id not in still]
+            if gone:
+                raise NothingToForget(
+                    f"turn {gone[0].source_id!r} was forgotten meanwhile: nothing more was "
+                    "forgotten"
+                ) from None
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+_TRIES = 5
+
+
+class _Moved(RuntimeError):
+    """A conversation the forget touches changed between its plan and its write (a live turn
+    appended, another forget): the transaction is abandoned and the forget planned again."""
+
+    def __init__(self, conversation: str) -> None:
+        super().__init__(conversation)
+        self.conversation = conversation
+
+
+def _states(store: Statements, group: str, conversations: Sequence[str]) -> list[Row]:
+    return store.read("forget/conversation_state", group=group, conversations=list(conversations))
+
+
+def _forget_once(
+    store: Store,
+    group: str,
+    kind: Kind,
+    turns: list[ForgottenTurn],
+    started: float,
+    embedder: Embedder | None,
+    extractor: Extractor | None,
+    llm: LLMClient | None,
+    config: ConsolidationSettings,
+    dry_run: bool,
+    actor: str | None,
+) -> ForgetSummary:
     summary = ForgetSummary(group=group, kind=kind, dry_run=dry_run, turns=turns)
+    # the touched conversations as the plan finds them: checked again under their locks
+    locked = sorted(set(_conversation_of(store, group, [t.id for t in turns]).values()))
+    before = _states(store, group, locked)
     work = plan(store, group, [t.id for t in turns])
     summary.records = dict(Counter(str(r["type"]) for r in work.gone))
     summary.facts_removed = len(work.pair_facts)
@@ -611,6 +671,16 @@ def forget(
     audit_id = uuid.uuid4().hex
 
     def write(tx: Statements) -> tuple[dict[str, int], int, int, int]:
+        # first, each touched conversation's append lock (in one order: two forgets never
+        # wait on each other crosswise): a live turn appended to it waits for this forget,
+        # then finds its tail moved and plans again (Memory._append_after_tail); one that
+        # landed since the plan moved the state, and this forget plans again
+        for cid in locked:
+            tx.write("live/append_lock", conversation_id=cid, group=group)
+        now = _states(tx, group, locked)
+        if now != before:
+            moved = [a["conversation_id"] for a, b in zip(now, before, strict=False) if a != b]
+            raise _Moved(str(moved[0] if moved else locked[0]))
         (bump,) = tx.write("forget/bump_vectors", group=group)
         vseq = int(bump["vseq"])
         tx.write("forget/delete_records", group=group, ids=[*work.gone_ids, *work.pair_facts])

@@ -22,8 +22,9 @@ import anyio
 import anyio.to_thread
 from pydantic import BaseModel, Field
 
-from cogmem.api import Memory
+from cogmem.api import ForgetSummary, Memory
 from cogmem.models import Evidence
+from cogmem.service.policy import ForgetIn
 from cogmem.service.tokens import Grant, TokenStore
 from cogmem.store import StoreError, Unreachable
 
@@ -374,3 +375,48 @@ class Service:
         deleted = mem.forget()  # its stored, unwritten live turns too
         log.info("forgot group %s (%d nodes)", mem.group, deleted)
         return deleted
+
+    # -- forgetting turns, a conversation, a span (issue 50) ---------------------------
+    def _forgetting(self, grant: Grant, group: str) -> Memory:
+        """The group's Memory if this server forgets and ``grant`` may write ``group``."""
+        if not self.allow_forget:
+            raise Forbidden("forgetting is off on this server (start it with --allow-forget)")
+        return self.authorize(grant, group, write=True)
+
+    def forget_what(self, grant: Grant, group: str, what: ForgetIn) -> ForgetSummary:
+        """Forget ``what`` (turns, a conversation or a span) of ``group`` and what rests on
+        it (:mod:`cogmem.forget`); the audit entry names the token (its id and name, never
+        its secret). Raises :class:`~cogmem.forget.NothingToForget` (404) for a turn,
+        conversation or span that holds nothing, before anything is written."""
+        mem = self._forgetting(grant, group)
+        actor = actor_of(grant)
+        if what.turns is not None:
+            summary = mem.forget_turns(
+                what.turns, what.conversation, dry_run=what.dry_run, actor=actor
+            )
+        elif what.from_ is not None and what.to is not None:
+            summary = mem.forget_span(
+                what.from_, what.to, what.speaker, dry_run=what.dry_run, actor=actor
+            )
+        else:
+            assert what.conversation is not None  # ForgetIn: one of the three forms
+            summary = mem.forget_conversation(what.conversation, dry_run=what.dry_run, actor=actor)
+        if not what.dry_run:  # counts and ids only: never a word of what was said
+            log.info(
+                "forgot %d turns and %d records of group %s (%s, audit %s, by %s)",
+                summary.turn_count,
+                summary.record_count,
+                mem.group,
+                summary.kind,
+                summary.audit_id,
+                actor,
+            )
+        return summary
+
+
+def actor_of(grant: Grant) -> str:
+    """Who asked, for an audit entry: the token's public id and name (never its secret);
+    ``no-auth`` for a server without tokens."""
+    if grant.token_id is None:
+        return "no-auth"
+    return f"token {grant.token_id}" + (f" ({grant.name})" if grant.name else "")

@@ -14,11 +14,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
+from fastapi import (
+    FastAPI,
+    File,
+    Form,
+    Header,
+    HTTPException,
+    Query,
+    Request,
+    Response,
+    UploadFile,
+)
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel
 
+from cogmem.forget import ForgetSummary, NothingToForget
 from cogmem.ingest import ReaderError
 from cogmem.live import TurnIdConflict
 from cogmem.service.core import (
@@ -34,7 +45,20 @@ from cogmem.service.core import (
 from cogmem.service.docs_page import render as render_docs
 from cogmem.service.guards import bounded, wrap
 from cogmem.service.limits import GRANT_KEY, LOGGED_KEY, BearerAuth
-from cogmem.service.policy import AskIn, ContextIn, SearchIn, TurnId, TurnIn, bug, one_line, reason
+from cogmem.service.policy import (
+    AskIn,
+    ContextIn,
+    DryRun,
+    ForgetIn,
+    ForgetTurnId,
+    SearchIn,
+    TurnId,
+    TurnIn,
+    bug,
+    one_line,
+    reason,
+)
+from cogmem.service.policy import Conversation as ConversationName
 from cogmem.service.policy import GroupName as GroupPath
 from cogmem.service.tokens import Grant
 
@@ -96,6 +120,10 @@ def create_app(
     @api.exception_handler(TurnIdConflict)  # an id sent again with another turn
     async def _conflict(_: Request, exc: TurnIdConflict) -> JSONResponse:
         return JSONResponse({"detail": one_line(str(exc))}, status_code=409)
+
+    @api.exception_handler(NothingToForget)  # a turn, conversation or span that holds nothing
+    async def _not_found(_: Request, exc: NothingToForget) -> JSONResponse:
+        return JSONResponse({"detail": one_line(str(exc))}, status_code=404)
 
     @api.exception_handler(ValueError)  # ConfigError, ReaderError, QuestionError, …
     async def _bad_input(_: Request, exc: Exception) -> JSONResponse:
@@ -208,6 +236,49 @@ def create_app(
             raise Forbidden("forgetting a group is off (start the server with --allow-forget)")
         service.authorize(grant, group, write=True)
         return Forgotten(group=group, deleted=await service.call(service.forget, grant, group))
+
+    async def _forget(group: str, request: Request, what: ForgetIn) -> ForgetSummary:
+        grant = _grant(request)
+        if not service.allow_forget:
+            raise Forbidden("forgetting is off on this server (start it with --allow-forget)")
+        service.authorize(grant, group, write=True)
+        return await service.call(service.forget_what, grant, group, what)
+
+    @api.delete(
+        "/v1/groups/{group}/turns/{turn_id}",
+        summary="Forget one turn and what rests on it (needs --allow-forget)",
+    )
+    async def forget_turn(
+        group: GroupPath,
+        turn_id: ForgetTurnId,
+        request: Request,
+        conversation: Annotated[
+            ConversationName | None,
+            Query(description="the conversation whose source id `turn_id` is"),
+        ] = None,
+        dry_run: Annotated[DryRun, Query()] = False,
+    ) -> ForgetSummary:
+        what = ForgetIn(turns=[turn_id], conversation=conversation, dry_run=dry_run)
+        return await _forget(group, request, what)
+
+    @api.delete(
+        "/v1/groups/{group}/conversations/{conversation}",
+        summary="Forget a whole conversation and what rests on it (needs --allow-forget)",
+    )
+    async def forget_conversation(
+        group: GroupPath,
+        conversation: ConversationName,
+        request: Request,
+        dry_run: Annotated[DryRun, Query()] = False,
+    ) -> ForgetSummary:
+        return await _forget(group, request, ForgetIn(conversation=conversation, dry_run=dry_run))
+
+    @api.post(
+        "/v1/groups/{group}/forget",
+        summary="Forget turns, a conversation or a span of time (needs --allow-forget)",
+    )
+    async def forget_some(group: GroupPath, body: ForgetIn, request: Request) -> ForgetSummary:
+        return await _forget(group, request, body)
 
     # without auth every caller is this one grant: the server's group, and no other
     default = None if auth else Grant(group=default_group or "default")

@@ -2,7 +2,9 @@
 
 Over stdio the group is the server's own (``--group``); over streamable HTTP it is the
 bearer token's. No tool takes a group argument: a model can never name another group.
-``forget_group`` exists only when the server is started with ``--allow-forget``.
+``forget_group`` and ``forget`` (turns, a conversation or a span) exist only when the server
+is started with ``--allow-forget``, and never for a read-only grant (stdio); over HTTP a
+read-only token that calls them is refused.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
+from cogmem.forget import ForgetSummary
 from cogmem.service import policy
 from cogmem.service.core import (
     AnswerOut,
@@ -221,6 +224,53 @@ def build_server(service: Service, grant: Grant | None) -> MCPServer:
                 raise ToolError("forget_group: pass confirm=true to forget the group")
             deleted = await guarded("forget_group", service.call(service.forget, g, g.group))
             return Forgotten(group=g.group, deleted=deleted)
+
+    if service.allow_forget and (grant is None or grant.may_write()):
+
+        @server.tool(
+            description=(
+                "Forget precisely: delete turns (their ids; with `conversation`, the source "
+                "ids of that conversation), a whole `conversation` (alone), or the turns "
+                "said from `start` to `end` (ISO dates or times, both included; a date is "
+                "its whole day), by `speaker` if given; and every record, fact and link "
+                "that rests only on them. Irreversible; `dry_run` only says what would go. "
+                "An audit entry records when, what kind and how many, never what was said."
+            ),
+            annotations=ToolAnnotations(
+                read_only_hint=False,
+                destructive_hint=True,
+                idempotent_hint=False,  # a second call finds nothing and is refused
+                open_world_hint=False,
+            ),
+        )
+        async def forget(
+            turns: Annotated[
+                list[policy.ForgetTurnId] | None,
+                Field(max_length=policy.MAX_FORGET_TURNS, description="turn ids to forget"),
+            ] = None,
+            conversation: policy.Conversation | None = None,
+            start: Annotated[str | None, Field(max_length=64, description="span start")] = None,
+            end: Annotated[str | None, Field(max_length=64, description="span end")] = None,
+            speaker: policy.Speaker | None = None,
+            dry_run: policy.DryRun = False,
+            ctx: Context | None = None,
+        ) -> ForgetSummary:
+            g = _grant(ctx, grant)
+
+            async def work() -> ForgetSummary:
+                what = policy.ForgetIn.model_validate(
+                    {
+                        "turns": turns,
+                        "conversation": conversation,
+                        "from": start,
+                        "to": end,
+                        "speaker": speaker,
+                        "dry_run": dry_run,
+                    }
+                )
+                return await service.call(service.forget_what, g, g.group, what)
+
+            return await guarded("forget", work())
 
     return server
 

@@ -14,7 +14,17 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from cogmem.temporal.client_time import check_time, turn_time
 
@@ -26,6 +36,7 @@ MAX_QUERY = 20_000
 MAX_K = 100
 MAX_BUDGET = 100_000
 MAX_TURN_ID = 200
+MAX_FORGET_TURNS = 1000
 
 
 def _not_blank(what: str) -> AfterValidator:
@@ -148,6 +159,108 @@ class AskIn(BaseModel):
     question: Query
     k: K = 10
     as_of: AsOf = None
+
+
+def _span_end(value: str, end: bool) -> datetime:
+    """A span's end as :func:`cogmem.forget.span_bound` reads it (a date: its whole day),
+    inside the times cogmem keeps (:func:`~cogmem.temporal.client_time.check_time`)."""
+    from cogmem.forget import ForgetError, span_bound
+
+    try:
+        bound = span_bound(value, end=end)
+    except ForgetError:
+        raise ValueError(
+            "not an ISO date or time (2024-03-01 or 2024-03-01T18:30:00+01:00)"
+        ) from None
+    except ValueError as exc:  # AsOfError: a time out of range, an unknown zone
+        raise ValueError(one_line(str(exc))) from None
+    except OverflowError:
+        bound = None
+    if bound is None:
+        raise ValueError("outside the times cogmem keeps")
+    return check_time(bound)
+
+
+def _span_start(value: str) -> str:
+    _span_end(value, end=False)
+    return value.strip()
+
+
+def _span_stop(value: str) -> str:
+    _span_end(value, end=True)
+    return value.strip()
+
+
+SpanText = Field(
+    max_length=64,
+    description="ISO date or time; a date is its whole day (both ends included)",
+)
+SpanFrom = Annotated[str, SpanText, BeforeValidator(turn_time), AfterValidator(_span_start)]
+SpanTo = Annotated[str, SpanText, BeforeValidator(turn_time), AfterValidator(_span_stop)]
+ForgetTurnId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_TURN_ID,
+        pattern=r"^[\x21-\x7e]+$",
+        description="a turn's id: its source id (with `conversation`) or its node id",
+    ),
+]
+DryRun = Annotated[
+    bool, Field(description="true: only say what would go; nothing is changed or audited")
+]
+
+
+class ForgetIn(BaseModel):
+    """What to forget, in one of three forms: ``turns`` (ids; with ``conversation``, source
+    ids of that conversation), a whole ``conversation`` (alone), or a span ``from`` … ``to``
+    (ISO dates or times, both included; a date is its whole day), by ``speaker`` if given."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    turns: list[ForgetTurnId] | None = Field(
+        default=None, min_length=1, max_length=MAX_FORGET_TURNS
+    )
+    conversation: Conversation | None = None
+    from_: SpanFrom | None = Field(default=None, alias="from")
+    to: SpanTo | None = None
+    speaker: Speaker | None = None
+    dry_run: DryRun = False
+
+    @field_validator("to")
+    @classmethod
+    def _ends_after_start(cls, value: str | None, info: ValidationInfo) -> str | None:
+        start = info.data.get("from_")
+        if (
+            value is not None
+            and start is not None
+            and _span_end(value, end=True) < _span_end(start, end=False)
+        ):
+            raise ValueError("the span ends before it starts")
+        return value
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ForgetIn:
+        span = self.from_ is not None or self.to is not None
+        if self.turns is not None:
+            if span or self.speaker is not None:
+                raise ValueError("give turns, or a span (from, to), not both")
+        elif span:
+            if self.from_ is None or self.to is None:
+                raise ValueError("a span needs both from and to")
+            if self.conversation is not None:
+                raise ValueError("a span covers the whole group: leave out conversation")
+        elif self.conversation is None:
+            raise ValueError("name what to forget: turns, a conversation, or from and to")
+        elif self.speaker is not None:
+            raise ValueError("speaker narrows a span only: give from and to")
+        return self
+
+    @property
+    def kind(self) -> str:
+        if self.turns is not None:
+            return "turns"
+        return "span" if self.from_ is not None else "conversation"
 
 
 def reason(exc: ValidationError | Sequence[Any]) -> str:
