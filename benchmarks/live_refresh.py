@@ -94,9 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         person, other = rng.sample(PEOPLE, 2)
         thing = rng.choice(THINGS)
         said = f"{other} and I tried the {thing} again on day {n}."
+        current = cache.sync(store, group)  # the copy as it stands (nothing new yet)
         memory.add_turn(person, said, conversation="live")
-        current = cache._current(next(iter(cache._groups)))
-        assert current is not None
         t0 = time.perf_counter()
         (state,) = store.glance("operators/vector_state", group=group)
         t1 = time.perf_counter()
