@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -43,10 +43,14 @@ from cogmem.bench.cv import CATEGORIES, Conv, K, Ranking, fmt, load, log, summar
 from cogmem.bench.locomo import CATEGORY_NAMES, Question
 from cogmem.ingest.rows import short_date
 from cogmem.retrieval.learned import (
+    BASE,
+    COLUMNS,
     FEATURES,
     GRADED,
+    OWN,
     LearnedRanking,
     feature_matrix,
+    fit_neighbours,
     fit_pairwise,
     rrf,
     top_ids,
@@ -90,8 +94,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--config-out",
         type=Path,
-        default=Path("benchmarks/results/fit_ranking.config.json"),
-        help="the configuration fitted on all conversations (JSON)",
+        default=Path("benchmarks/results/fit_ranking.json"),
+        help="stem of the configurations fitted on all conversations: "
+        "fit_ranking.<model>.json beside it",
     )
     return parser.parse_args(argv)
 
@@ -114,7 +119,7 @@ def collect(memory: Memory, convs: list[Conv], prefix: str, turn_times: str) -> 
         log(f"{conv.id}: {len(conv.questions)} questions")
         for q in conv.questions:
             plan, scores = controller.scored(q.question, k=K)
-            ids, x = feature_matrix(plan, scores)
+            ids, x = feature_matrix(plan, scores, COLUMNS)
             rows = {row["id"]: row["source_id"] for row in controller.ops.turns(ids)}
             keep = [r for r, tid in enumerate(ids) if tid in rows]
             sids = [rows[ids[r]] for r in keep]
@@ -141,34 +146,76 @@ def ranking(asked: list[Asked], scorer: Callable[[Asked], np.ndarray]) -> Rankin
     return [(a.question, top_ids(a.ids, scorer(a), K)) for a in asked]
 
 
-def linear(w: np.ndarray) -> Callable[[Asked], np.ndarray]:
-    def scorer(a: Asked) -> np.ndarray:
-        return np.asarray(a.x @ w)
+@dataclass(frozen=True)
+class Spec:
+    """A learned model to fit: its kind and features."""
 
-    return scorer
+    name: str
+    kind: Literal["linear", "neighbours"]
+    features: tuple[str, ...]
+
+    def columns(self) -> list[str]:
+        return LearnedRanking(kind=self.kind, features=list(self.features), coef=[]).columns()
 
 
-def fit(asked: Sequence[Asked], fitted_on: list[str]) -> LearnedRanking:
-    coef = fit_pairwise(((a.x, a.y) for a in asked), l2=L2)
-    return LearnedRanking(coef=[round(float(c), 4) for c in coef], fitted_on=fitted_on, l2=L2)
+MODELS = (
+    Spec("linear", "linear", FEATURES),
+    Spec("neighbours", "neighbours", (*BASE, *OWN)),
+)
+"""The two learned models compared (both reported; no other was tried): ``linear``, twelve
+features with the neighbours' best match as two of them; ``neighbours``, today's shape
+(a base score, shares of the neighbours' base, the turn's own flags) with fitted numbers."""
+
+
+def select(a: Asked, columns: Sequence[str]) -> np.ndarray:
+    return a.x[:, [COLUMNS.index(c) for c in columns]]
+
+
+def scorer(model: LearnedRanking) -> Callable[[Asked], np.ndarray]:
+    columns = model.columns()
+
+    def score(a: Asked) -> np.ndarray:
+        return model.score(select(a, columns))
+
+    return score
+
+
+def fit(asked: Sequence[Asked], fitted_on: list[str], spec: Spec = MODELS[0]) -> LearnedRanking:
+    groups = [(select(a, spec.columns()), a.y) for a in asked]
+    previous = following = 0.0
+    if spec.kind == "linear":
+        coef = fit_pairwise(groups, l2=L2)
+    else:
+        coef, previous, following = fit_neighbours(groups, spec.features, l2=L2)
+    return LearnedRanking(
+        kind=spec.kind,
+        features=list(spec.features),
+        coef=[round(float(c), 4) for c in coef],
+        previous=round(previous, 4),
+        following=round(following, 4),
+        fitted_on=fitted_on,
+        l2=L2,
+    )
 
 
 def cross_validated(
-    data: dict[str, list[Asked]], ids: list[str]
+    data: dict[str, list[Asked]], ids: list[str], spec: Spec = MODELS[0]
 ) -> tuple[dict[str, Ranking], list[dict[str, Any]]]:
     """Each conversation ranked by the model fitted on the others' questions (never its
-    own), and each fold's coefficients."""
+    own), and each fold's model."""
     folds = []
     cv: dict[str, Ranking] = {}
     for conv in ids:
         rest = [c for c in ids if c != conv]
-        model = fit([a for c in rest for a in data[c]], rest)
-        cv[conv] = ranking(data[conv], linear(model.vector()))
-        folds.append({"held_out": conv, "fitted_on": rest, "coef": model.coef})
+        model = fit([a for c in rest for a in data[c]], rest, spec)
+        cv[conv] = ranking(data[conv], scorer(model))
+        folds.append({"held_out": conv, "fitted_on": rest, "model": model.model_dump()})
     return cv, folds
 
 
-def run(args: argparse.Namespace, memory: Memory) -> tuple[dict[str, Any], LearnedRanking]:
+def run(
+    args: argparse.Namespace, memory: Memory
+) -> tuple[dict[str, Any], dict[str, LearnedRanking]]:
     convs, evidence = load(args)
     ids = [c.id for c in convs]
     datasets = {c.id: c.dataset for c in convs}
@@ -182,28 +229,34 @@ def run(args: argparse.Namespace, memory: Memory) -> tuple[dict[str, Any], Learn
             args.features.write_bytes(pickle.dumps(data))
     collect_s = time.perf_counter() - started
 
+    n = len(FEATURES)
     systems: dict[str, dict[str, Ranking]] = {
         "cogmem, current weights": {c: ranking(data[c], lambda a: a.hand) for c in ids},
         "rrf of the same features": {
-            c: ranking(data[c], lambda a: rrf(a.x, FEATURES)) for c in ids
+            c: ranking(data[c], lambda a: rrf(a.x[:, :n], FEATURES)) for c in ids
         },
         "rrf of the graded signals": {
-            c: ranking(data[c], lambda a: rrf(a.x, RRF_MATCH)) for c in ids
+            c: ranking(data[c], lambda a: rrf(a.x[:, :n], RRF_MATCH)) for c in ids
         },
     }
-    cv, folds = cross_validated(data, ids)
-    final = fit([a for c in ids for a in data[c]], ids)
-    w_all = final.vector()
-    systems["learned, cross-validated"] = cv
-    systems["learned, in-sample"] = {c: ranking(data[c], linear(w_all)) for c in ids}
+    folds: dict[str, list[dict[str, Any]]] = {}
+    finals: dict[str, LearnedRanking] = {}
+    for spec in MODELS:
+        cv, folds[spec.name] = cross_validated(data, ids, spec)
+        finals[spec.name] = fit([a for c in ids for a in data[c]], ids, spec)
+        systems[f"learned {spec.name}, cross-validated"] = cv
+        systems[f"learned {spec.name}, in-sample"] = {
+            c: ranking(data[c], scorer(finals[spec.name])) for c in ids
+        }
     for name in sorted(data[ids[0]][0].flat):
         systems[name] = {c: [(a.question, a.flat[name]) for a in data[c]] for c in ids}
     if args.check_search:
-        systems["learned, cross-validated, through Controller.run"] = check_search(
-            memory, convs, args, folds
-        )
+        for spec in MODELS:
+            systems[f"learned {spec.name}, cross-validated, through Controller.run"] = check_search(
+                memory, convs, args, folds[spec.name]
+            )
     results = {name: summary(r, datasets) for name, r in systems.items()}
-    decision = decide(results, datasets)
+    decisions = {spec.name: decide(results, datasets, spec.name) for spec in MODELS}
     info = machine_info(memory, embedder=memory.embedder.name, uri=memory.settings.neo4j_uri)
     return {
         "date": now_iso(),
@@ -211,7 +264,9 @@ def run(args: argparse.Namespace, memory: Memory) -> tuple[dict[str, Any], Learn
         "machine": info,
         "paths": [str(p) for p in args.paths],
         "k": K,
-        "features": list(FEATURES),
+        "models": {
+            spec.name: {"kind": spec.kind, "features": list(spec.features)} for spec in MODELS
+        },
         "l2": L2,
         "conversations": {
             c.id: {"dataset": c.dataset, "questions": len(c.questions)} for c in convs
@@ -232,11 +287,11 @@ def run(args: argparse.Namespace, memory: Memory) -> tuple[dict[str, Any], Learn
             for c in ids
         },
         "folds": folds,
-        "in_sample_coef": final.coef,
+        "in_sample": {name: m.model_dump() for name, m in finals.items()},
         "systems": results,
-        "decision": decision,
+        "decision": decisions,
         "collect_seconds": round(collect_s, 1),
-    }, final
+    }, finals
 
 
 def check_search(
@@ -247,7 +302,7 @@ def check_search(
     out: dict[str, Ranking] = {}
     base = SearchConfig.for_embedder(memory.embedder_identity()[0])
     for conv, fold in zip(convs, folds, strict=True):
-        model = LearnedRanking(coef=fold["coef"], fitted_on=fold["fitted_on"], l2=L2)
+        model = LearnedRanking.model_validate(fold["model"])
         mem = memory.for_group(f"{args.prefix}{args.turn_times}-{conv.id}")
         controller = mem.controller()
         controller.config = base.model_copy(update={"learned": model})
@@ -259,11 +314,11 @@ def check_search(
     return out
 
 
-def decide(results: dict[str, Any], datasets: dict[str, str]) -> dict[str, Any]:
+def decide(results: dict[str, Any], datasets: dict[str, str], model: str) -> dict[str, Any]:
     """Whether the learned ranking becomes the default: its cross-validated R@10 beats the
     current weights' on each file pooled by more than the standard deviation of the five
     per-conversation differences (the fold-to-fold spread)."""
-    cv = results["learned, cross-validated"]
+    cv = results[f"learned {model}, cross-validated"]
     cur = results["cogmem, current weights"]
     diffs = [cv["by_conversation"][c]["r10"] - cur["by_conversation"][c]["r10"] for c in datasets]
     spread = statistics.stdev(diffs) if len(diffs) > 1 else 0.0
@@ -308,14 +363,39 @@ def markdown(data: dict[str, Any]) -> str:
                     f["questions"],
                 ]
             )
-    features = data["features"]
-    coef_rows = [[f["held_out"], *(f"{v:+.2f}" for v in f["coef"])] for f in data["folds"]]
-    coef_rows.append(["(in-sample: all five)", *(f"{v:+.2f}" for v in data["in_sample_coef"])])
+    coef_sections: list[str] = []
+    for name, spec in data["models"].items():
+        head_c = [*spec["features"]]
+        if spec["kind"] == "neighbours":
+            head_c += ["previous share", "following share"]
+
+        def cells(m: dict[str, Any], kind: str = spec["kind"]) -> list[str]:
+            out = [f"{v:+.2f}" for v in m["coef"]]
+            if kind == "neighbours":
+                out += [f"{m['previous']:+.2f}", f"{m['following']:+.2f}"]
+            return out
+
+        rows_c = [[f["held_out"], *cells(f["model"])] for f in data["folds"][name]]
+        rows_c.append(["(in-sample: all five)", *cells(data["in_sample"][name])])
+        coef_sections += [
+            f"### {name} ({spec['kind']})",
+            "",
+            markdown_table(["held out", *head_c], rows_c),
+            "",
+        ]
     cand_rows = [
         [c, v["questions"], v["mean_candidates"], v["evidence_in_candidates"]]
         for c, v in data["candidates"].items()
     ]
-    d = data["decision"]
+    verdicts = []
+    for name, d in data["decision"].items():
+        verdicts.append(
+            f"- **{name}**: pooled R@10 change, learned CV − current weights: "
+            + ", ".join(f"{k} {v:+.2f}" for k, v in d["pooled_delta"].items())
+            + "; per conversation: "
+            + ", ".join(f"{k} {v:+.2f}" for k, v in d["per_conversation_delta"].items())
+            + f" (sd {d['spread']:.2f}) → **{'default' if d['default'] else 'opt-in'}**"
+        )
     lines = [
         "# A learned turn ranking, leave one conversation out",
         "",
@@ -323,9 +403,13 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         f"`{data['command']}`",
         "",
-        f"k = {data['k']}. Features (per question: graded signals z-scored over the "
-        f"candidates, flags as 0/1): {', '.join(features)}. Pairwise logistic loss "
-        f"(each question weighs the same), ridge {data['l2']}; nothing else was chosen.",
+        f"k = {data['k']}. Graded signals z-scored over each question's candidates, "
+        "flags as 0/1. Pairwise logistic loss (each question weighs the same), ridge "
+        f"{data['l2']}, fixed before any figure was read. Models: "
+        + "; ".join(
+            f"{n} ({m['kind']}: {', '.join(m['features'])})" for n, m in data["models"].items()
+        )
+        + ".",
         "",
         "**Which figure is which.** *learned, cross-validated*: each conversation ranked by "
         "the model fitted on the other four. *learned, in-sample*: one model fitted on all "
@@ -337,12 +421,10 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         markdown_table(head, rows),
         "",
-        "**Default?** Pooled R@10 change, learned CV − current weights: "
-        + ", ".join(f"{k} {v:+.2f}" for k, v in d["pooled_delta"].items())
-        + "; per conversation: "
-        + ", ".join(f"{k} {v:+.2f}" for k, v in d["per_conversation_delta"].items())
-        + f" (sd {d['spread']:.2f}). Rule: default only if both pooled changes exceed the sd "
-        f"→ **{'default' if d['default'] else 'opt-in'}**.",
+        "**Default?** Only if the cross-validated R@10 beats the current weights on both "
+        "files pooled by more than the sd of the five per-conversation changes:",
+        "",
+        *verdicts,
         "",
         "## Per conversation and category (R@10; "
         + ", ".join(f"{k} {CATEGORY_NAMES[k]}" for k in cats)
@@ -355,8 +437,7 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## Coefficients per fold",
         "",
-        markdown_table(["held out", *features], coef_rows),
-        "",
+        *coef_sections,
         "## Candidates",
         "",
         markdown_table(
@@ -375,15 +456,19 @@ def main(argv: list[str] | None = None, memory: Memory | None = None) -> int:
     if memory is None:
         memory = Memory.connect(args.uri, search_cache="eager")
     try:
-        data, final = run(args, memory)
+        data, finals = run(args, memory)
     finally:
         if owned:
             memory.close()
     written = write_results(args.out, args.name, markdown(data), data)
-    config = SearchConfig.for_embedder(None).model_copy(
-        update={"name": "learned (fitted on " + ", ".join(final.fitted_on) + ")", "learned": final}
-    )
-    config.write(args.config_out)
+    for name, final in finals.items():
+        config = SearchConfig.for_embedder(None).model_copy(
+            update={
+                "name": f"learned {name} (fitted on " + ", ".join(final.fitted_on) + ")",
+                "learned": final,
+            }
+        )
+        config.write(args.config_out.with_name(f"{args.config_out.stem}.{name}.json"))
     print(markdown(data))
-    log(f"wrote {written.markdown}, {written.json} and {args.config_out}")
+    log(f"wrote {written.markdown}, {written.json} and {args.config_out.parent}/*.json")
     return 0

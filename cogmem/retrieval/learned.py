@@ -16,6 +16,7 @@ same features, nothing fitted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -35,17 +36,40 @@ FEATURES: tuple[str, ...] = (
     "window",  # 1 when the turn or a record of it falls in the question's time window
     "status",  # 1 for a plan record in the status the question asks for
 )
-"""Every feature a learned ranking may use, in the order of a feature matrix's columns."""
+"""The features of the ``linear`` model, in the order of its coefficients."""
+BASE: tuple[str, ...] = (*GRADED, "claim", "window")
+"""A turn's own match (the ``neighbours`` model): what its neighbours inherit a share of,
+as today's base score (:func:`cogmem.retrieval.scoring.combine`)."""
+OWN: tuple[str, ...] = ("speaker", "asks", "status")
+"""What only the turn itself has (the ``neighbours`` model), as today's factors on the
+final score (:func:`cogmem.retrieval.scoring.finish`)."""
+NEIGHBOUR_COLUMNS: tuple[str, ...] = tuple(
+    f"{side}:{name}" for side in ("prev", "next") for name in BASE
+)
+"""A neighbour's base features (``prev:bm25`` …): the previous or following turn's value,
+that of a turn with no signal where the neighbour is no candidate."""
+COLUMNS: tuple[str, ...] = (*FEATURES, *NEIGHBOUR_COLUMNS)
+"""Every column :func:`feature_matrix` can give."""
 RRF_K = 60
 """Reciprocal rank fusion's constant (Cormack et al. 2009), not tuned."""
 MIN_STD = 1e-9
 
 
 class LearnedRanking(BaseModel):
-    """A fitted linear ranking: score = Σ coef[f] · feature f (per-question normalised)."""
+    """A fitted ranking over per-question normalised features.
 
+    ``linear``: score = Σ coef[f] · f over ``features``.
+    ``neighbours``: today's shape with learned numbers: base = Σ coef[f] · f over the
+    :data:`BASE` features, score = base + previous · base of the turn before + following ·
+    base of the turn after + Σ coef[f] · f over the :data:`OWN` features."""
+
+    kind: Literal["linear", "neighbours"] = "linear"
     features: list[str] = Field(default_factory=lambda: list(FEATURES))
     coef: list[float]
+    previous: float = 0.0
+    """``neighbours``: the share of the previous turn's base."""
+    following: float = 0.0
+    """``neighbours``: the share of the following turn's base."""
     fitted_on: list[str] = Field(default_factory=list)
     """The conversations the coefficients were fitted on."""
     l2: float = 1.0
@@ -53,6 +77,25 @@ class LearnedRanking(BaseModel):
 
     def vector(self) -> np.ndarray:
         return np.asarray(self.coef, dtype=np.float64)
+
+    def columns(self) -> list[str]:
+        """The feature-matrix columns the model reads."""
+        if self.kind == "linear":
+            return list(self.features)
+        base = [f for f in self.features if f in BASE]
+        return [*self.features, *(f"{side}:{f}" for side in ("prev", "next") for f in base)]
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        """Scores of rows ``x`` whose columns are :meth:`columns`."""
+        w = self.vector()
+        n = len(self.features)
+        own = x[:, :n] @ w
+        if self.kind == "linear":
+            return np.asarray(own)
+        wb = np.asarray([c for f, c in zip(self.features, self.coef, strict=True) if f in BASE])
+        nb = len(wb)
+        prev, foll = x[:, n : n + nb] @ wb, x[:, n + nb : n + 2 * nb] @ wb
+        return np.asarray(own + self.previous * prev + self.following * foll)
 
 
 def _z(values: np.ndarray) -> np.ndarray:
@@ -81,13 +124,19 @@ def feature_matrix(
     absent = max(zero.values(), default=0.0)
     row_of = {(s.conversation_id, s.idx): r for r, s in enumerate(turns) if s.idx is not None}
 
+    def rows(offset: int) -> list[int | None]:
+        return [
+            None if s.idx is None else row_of.get((s.conversation_id, s.idx + offset))
+            for s in turns
+        ]
+
+    before, after = rows(-1), rows(1)
+
     def neighbour(offset: int) -> np.ndarray:
         out = np.full(n, absent)
-        for r, s in enumerate(turns):
-            if s.idx is not None:
-                other = row_of.get((s.conversation_id, s.idx + offset))
-                if other is not None:
-                    out[r] = match[other]
+        for r, other in enumerate(before if offset < 0 else after):
+            if other is not None:
+                out[r] = match[other]
         return out
 
     preferred = preferred_speaker(plan)
@@ -100,6 +149,12 @@ def feature_matrix(
     cols["claim"] = np.asarray([s.claim for s in turns], dtype=np.float64)
     cols["window"] = np.asarray([s.window for s in turns], dtype=np.float64)
     cols["status"] = np.asarray([s.status for s in turns], dtype=np.float64)
+    for name in BASE:
+        missing = zero.get(name, 0.0)  # a turn with no signal: raw 0
+        for side, others in (("prev", before), ("next", after)):
+            cols[f"{side}:{name}"] = np.asarray(
+                [missing if o is None else cols[name][o] for o in others], dtype=np.float64
+            )
     matrix = np.stack([cols[f] for f in names], axis=1) if n else np.zeros((0, len(names)))
     return ids, matrix
 
@@ -107,18 +162,27 @@ def feature_matrix(
 def apply(plan: Plan, scores: dict[str, TurnScore], model: LearnedRanking) -> np.ndarray:
     """Sets every turn's final score to the model's; returns the feature matrix (rows in
     sorted id order) for the trace."""
-    ids, x = feature_matrix(plan, scores, model.features)
-    values = x @ model.vector() if len(ids) else np.zeros(0)
+    ids, x = feature_matrix(plan, scores, model.columns())
+    values = model.score(x) if len(ids) else np.zeros(0)
     for tid, v in zip(ids, values.tolist(), strict=True):
         scores[tid].final = v
     return x
 
 
 def contributions(model: LearnedRanking, row: np.ndarray) -> dict[str, float]:
-    """Each feature's share of one turn's score (coefficient × feature value)."""
-    return {
-        f: round(c * float(v), 3) for f, c, v in zip(model.features, model.coef, row, strict=True)
+    """Each feature's share of one turn's score (coefficient × feature value; for the
+    ``neighbours`` model also ``previous`` and ``following``: the neighbours' shares)."""
+    n = len(model.features)
+    out = {
+        f: round(c * float(v), 3)
+        for f, c, v in zip(model.features, model.coef, row[:n], strict=True)
     }
+    if model.kind == "neighbours":
+        wb = np.asarray([c for f, c in zip(model.features, model.coef, strict=True) if f in BASE])
+        nb = len(wb)
+        out["previous"] = round(model.previous * float(row[n : n + nb] @ wb), 3)
+        out["following"] = round(model.following * float(row[n + nb : n + 2 * nb] @ wb), 3)
+    return out
 
 
 def rrf(matrix: np.ndarray, names: Sequence[str], k: int = RRF_K) -> np.ndarray:
@@ -146,6 +210,7 @@ def pairs(
     diffs: list[np.ndarray] = []
     weights: list[np.ndarray] = []
     for x, y in groups:
+        x = np.asarray(x, dtype=np.float64).reshape(len(y), -1)
         pos, neg = x[y > 0], x[y <= 0]
         if not len(pos) or not len(neg):
             continue
@@ -158,15 +223,22 @@ def pairs(
 
 
 def fit_pairwise(
-    groups: Iterable[tuple[np.ndarray, np.ndarray]], l2: float = 1.0, iterations: int = 50
+    groups: Iterable[tuple[np.ndarray, np.ndarray]],
+    l2: float = 1.0,
+    iterations: int = 50,
+    offset: bool = False,
 ) -> np.ndarray:
     """Coefficients w minimising Σ_q Σ_pairs weight · log(1 + exp(−w·(x_pos − x_neg)))
-    + l2/2 · |w|² (Newton's method; convex, so the answer is unique and deterministic)."""
+    + l2/2 · |w|² (Newton's method; convex, so the answer is unique and deterministic).
+    With ``offset`` the first column enters with a fixed coefficient 1 (not fitted)."""
     d, sw = pairs(groups)
+    fixed = np.zeros(len(d))
+    if offset:
+        fixed, d = d[:, 0], d[:, 1:]
     n_q = float(sw.sum())  # the number of questions
     w = np.zeros(d.shape[1])
     for _ in range(iterations):
-        margin = d @ w
+        margin = fixed + d @ w
         p = 1.0 / (1.0 + np.exp(np.clip(margin, -30, 30)))  # P(wrong order)
         grad = -(d * (sw * p)[:, None]).sum(axis=0) / n_q + l2 * w
         h = (d * (sw * p * (1 - p))[:, None]).T @ d / n_q + l2 * np.eye(len(w))
@@ -175,6 +247,36 @@ def fit_pairwise(
         if float(np.abs(step).max()) < 1e-8:
             break
     return w
+
+
+def fit_neighbours(
+    groups: Sequence[tuple[np.ndarray, np.ndarray]],
+    features: Sequence[str],
+    l2: float = 1.0,
+    rounds: int = 6,
+) -> tuple[np.ndarray, float, float]:
+    """The ``neighbours`` model by alternating two convex fits: the coefficients with the
+    neighbours' shares fixed, then the shares with the coefficients fixed (from shares 0).
+    ``groups`` hold rows with columns ``LearnedRanking(kind="neighbours",
+    features=features).columns()``."""
+    base = [i for i, f in enumerate(features) if f in BASE]
+    n, nb = len(features), len(base)
+    prev, foll = 0.0, 0.0
+    w = np.zeros(n)
+    for _ in range(rounds):
+        designs = []
+        for x, y in groups:
+            own = x[:, :n].copy()
+            own[:, base] += prev * x[:, n : n + nb] + foll * x[:, n + nb : n + 2 * nb]
+            designs.append((own, y))
+        w = fit_pairwise(designs, l2=l2)
+        wb = w[base]
+        shares = [
+            (np.stack([x[:, :n] @ w, x[:, n : n + nb] @ wb, x[:, n + nb :] @ wb], axis=1), y)
+            for x, y in groups
+        ]
+        prev, foll = (float(v) for v in fit_pairwise(shares, l2=l2, offset=True))
+    return w, prev, foll
 
 
 def top_ids(ids: Sequence[str], values: np.ndarray, k: int) -> list[str]:

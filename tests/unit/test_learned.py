@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from cogmem.bench.fit_ranking import Asked, cross_validated, fit
+from cogmem.bench.fit_ranking import MODELS, Asked, cross_validated, fit
 from cogmem.bench.locomo import Question
 from cogmem.retrieval.learned import (
+    BASE,
+    COLUMNS,
     FEATURES,
+    OWN,
     LearnedRanking,
     apply,
     feature_matrix,
+    fit_neighbours,
     fit_pairwise,
     rrf,
     top_ids,
@@ -94,9 +98,41 @@ def _asked(conv: str, groups: list[tuple[np.ndarray, np.ndarray]]) -> list[Asked
     return out
 
 
+def test_the_neighbours_model_recovers_a_planted_share_of_the_previous_turn() -> None:
+    rng = np.random.default_rng(11)
+    features = (*BASE, *OWN)
+    model = LearnedRanking(kind="neighbours", features=list(features), coef=[0.0] * len(features))
+    columns = model.columns()
+    planted = np.zeros(len(features))
+    planted[features.index("bm25")] = 1.0
+    planted[features.index("asks")] = -1.0
+    groups = []
+    for _ in range(300):
+        x = rng.normal(size=(50, len(columns)))
+        x[:, features.index("asks")] = rng.integers(0, 2, 50)
+        truth = model.model_copy(update={"coef": planted.tolist(), "previous": 0.6}).score(x)
+        y = np.zeros(50)
+        y[np.argsort(-(truth + rng.normal(scale=0.3, size=50)))[:2]] = 1.0
+        groups.append((x, y))
+    w, previous, following = fit_neighbours(groups, features, l2=0.001)
+    assert abs(previous / 0.6 - 1) < 0.25 and abs(following) < 0.15
+    assert w[features.index("bm25")] > 0 > w[features.index("asks")]
+    assert abs(w[features.index("late")]) < 0.2 * w[features.index("bm25")]
+
+
+def test_apply_reads_the_neighbour_columns_of_a_neighbours_model() -> None:
+    scores = _turns([0.1, 0.1, 0.1], [1.0, 0.0, 0.0])  # t0 matches; t1 follows it
+    features = [*BASE, *OWN]
+    coef = [1.0 if f == "bm25" else 0.0 for f in features]
+    model = LearnedRanking(kind="neighbours", features=features, coef=coef, previous=0.5)
+    apply(PLAN, scores, model)
+    assert scores["t0"].final > scores["t1"].final > scores["t2"].final
+    assert set(model.columns()) <= set(COLUMNS)
+
+
 def test_folds_never_fit_on_the_conversation_they_score() -> None:
     rng = np.random.default_rng(3)
-    width = len(FEATURES)
+    width = len(COLUMNS)
     agree = np.zeros(width)
     agree[0] = 1.0
     data = {c: _asked(c, _synthetic(agree, 30, rng)) for c in ("a", "b", "c")}
@@ -108,8 +144,11 @@ def test_folds_never_fit_on_the_conversation_they_score() -> None:
     for fold in folds:
         assert fold["held_out"] not in fold["fitted_on"]
         rest = [c for c in ids if c != fold["held_out"]]
-        assert fold["coef"] == fit([a for c in rest for a in data[c]], rest).coef
+        assert fold["model"] == fit([a for c in rest for a in data[c]], rest).model_dump()
     odd = next(f for f in folds if f["held_out"] == "odd")
-    assert odd["coef"][0] > 0
+    assert odd["model"]["coef"][0] > 0
+    assert fit([a for c in ids for a in data[c]], ids).coef != odd["model"]["coef"]
+    _, neighbour_folds = cross_validated(data, ids, MODELS[1])
+    assert all(f["held_out"] not in f["fitted_on"] for f in neighbour_folds)
     hits = sum(len(set(r) & set(q.evidence)) for q, r in cv["odd"])
     assert hits < 0.2 * sum(len(q.evidence) for q, _ in cv["odd"])
