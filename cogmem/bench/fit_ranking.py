@@ -220,7 +220,8 @@ def run(
     ids = [c.id for c in convs]
     datasets = {c.id: c.dataset for c in convs}
     started = time.perf_counter()
-    if args.features and args.features.exists():
+    cached = bool(args.features and args.features.exists())
+    if args.features and cached:
         data = pickle.loads(args.features.read_bytes())
     else:
         data = collect(memory, convs, args.prefix, args.turn_times)
@@ -291,6 +292,7 @@ def run(
         "systems": results,
         "decision": decisions,
         "collect_seconds": round(collect_s, 1),
+        "features_cached": cached,
     }, finals
 
 
@@ -445,7 +447,12 @@ def markdown(data: dict[str, Any]) -> str:
             cand_rows,
         ),
         "",
-        f"Features gathered in {data['collect_seconds']} s (one search per question).",
+        (
+            f"Features gathered in {data['collect_seconds']} s (one search per question)."
+            if not data.get("features_cached")
+            else "Features read from `--features` (written by an earlier run of this command "
+            "on the same groups and code)."
+        ),
     ]
     return "\n".join(lines)
 
