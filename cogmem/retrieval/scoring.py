@@ -16,6 +16,9 @@ otherwise another speaker's claim is never counted as the subject's record
 
 The weights are :class:`RankWeights`; ``benchmarks/tune_weights.py`` is the grid search
 that compares them on the LoCoMo dev split (in-sample and leave-one-conversation-out).
+With the weighing constants (:class:`ScoringConstants`) and an optional learned ranking they
+make one serialisable :class:`~cogmem.retrieval.search_config.SearchConfig`;
+``benchmarks/fit_ranking.py`` fits the learned one on the five dev conversations.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ otherwise); ``cogmem search --explain`` shows the configuration a search used.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -58,6 +59,15 @@ class SearchConfig(BaseModel):
 
     @classmethod
     def configured(cls, embedder: str | None) -> SearchConfig:
-        """The file named by :data:`CONFIG_ENV` when set, else :meth:`for_embedder`."""
+        """The file named by :data:`CONFIG_ENV` when set (read once per change of the
+        file: a search builds its controller each time), else :meth:`for_embedder`."""
         path = os.environ.get(CONFIG_ENV)
-        return cls.read(path) if path else cls.for_embedder(embedder)
+        if not path:
+            return cls.for_embedder(embedder)
+        return _read_cached(path, Path(path).stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_cached(path: str, mtime_ns: int) -> SearchConfig:
+    """:meth:`SearchConfig.read`, kept per path and modification time."""
+    return SearchConfig.read(path)
