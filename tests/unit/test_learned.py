@@ -152,3 +152,16 @@ def test_folds_never_fit_on_the_conversation_they_score() -> None:
     assert all(f["held_out"] not in f["fitted_on"] for f in neighbour_folds)
     hits = sum(len(set(r) & set(q.evidence)) for q, r in cv["odd"])
     assert hits < 0.2 * sum(len(q.evidence) for q, _ in cv["odd"])
+
+
+def test_top_weighted_pairs_weigh_what_decides_the_top_k() -> None:
+    from cogmem.retrieval.learned import OTHER_PAIRS, pairs
+
+    # one feature; evidence at value 0 (rank 3 of 4): the two turns above it decide a top 2
+    x = np.asarray([[3.0], [2.0], [0.0], [-1.0]])
+    y = np.asarray([0.0, 0.0, 1.0, 0.0])
+    d, w = pairs([(x, y)], current=np.asarray([1.0]), k=2)
+    by_other = dict(zip((-d[:, 0]).tolist(), w.tolist(), strict=True))  # other − evidence
+    assert by_other[3.0] == by_other[2.0] == 1.0 / (2 + OTHER_PAIRS)
+    assert by_other[-1.0] == OTHER_PAIRS / (2 + OTHER_PAIRS)
+    assert abs(w.sum() - 1.0) < 1e-12
