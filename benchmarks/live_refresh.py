@@ -6,6 +6,9 @@ Grows one synthetic group (the generator and hashing embedder of ``cogmem bench 
 group's copy brought up to date (timed apart: the vector state read, the catch-up statement
 ``operators/vectors_since`` — rows and relationships it returns — the copy's own update in
 Python, the persons), and a search; beside it, warm searches with nothing written between.
+With ``--forget-runs N`` it then forgets, N times each, one turn of a synthetic conversation
+and one whole synthetic conversation (200 turns) of the grown group, timed end to end
+(``Memory.forget_turns`` / ``forget_conversation``: the cost line of issue 50 at this size).
 Writes ``benchmarks/results/live_refresh.{md,json}``.
 
     python benchmarks/live_refresh.py --records 100000 --uri bolt://127.0.0.1:7721
@@ -38,7 +41,12 @@ from cogmem.bench.scale import (
     synthetic_conversation,
 )
 from cogmem.config import load_settings
-from cogmem.retrieval.vector_cache import clear_vector_caches, updated_persons, vector_cache
+from cogmem.retrieval.vector_cache import (
+    clear_vector_caches,
+    updated_persons,
+    vector_cache,
+    with_links,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -51,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--uri", default=None)
     parser.add_argument("--reuse", action="store_true", help="keep a group grown already")
     parser.add_argument("--name", default="live_refresh")
+    parser.add_argument("--forget-runs", type=int, default=0)
     args = parser.parse_args(argv)
     overrides = {"neo4j_uri": args.uri} if args.uri else {}
     settings = load_settings(overrides)
@@ -100,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         (state,) = store.glance("operators/vector_state", group=group)
         t1 = time.perf_counter()
         rows = list(store.stream("operators/vectors_since", group=group, seq=current.seq))
+        with_links(store, group, rows)
         t2 = time.perf_counter()
         # the copy's own update, on the rows just read (what VectorCache.sync does)
         current.add(rows, catch_up=True)
@@ -133,6 +143,19 @@ def main(argv: list[str] | None = None) -> int:
         "rows_read": {"p50": percentile(rows_read, 50), "max": max(rows_read)},
         "links_read": {"p50": percentile(links_read, 50), "max": max(links_read)},
     }
+    forget: dict[str, list[float]] = {"one turn": [], "one conversation (200 turns)": []}
+    for n in range(args.forget_runs):
+        started = time.perf_counter()
+        memory.forget_turns(["S1:5"], conversation=f"syn-{2 * n}", actor="bench")
+        forget["one turn"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        memory.forget_conversation(f"syn-{2 * n + 1}", actor="bench")
+        forget["one conversation (200 turns)"].append(time.perf_counter() - started)
+    if args.forget_runs:
+        result["forget_s"] = {
+            k: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)}
+            for k, v in forget.items()
+        }
     ratio = result["search_after_write_ms"]["p95"] / max(result["warm_search_ms"]["p95"], 1e-9)
     result["after_vs_warm_p95"] = round(ratio, 2)
     lines = [
@@ -156,6 +179,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{result['rows_read']['max']}); relationships read p50 {result['links_read']['p50']} "
         f"(max {result['links_read']['max']}). After / warm p95: {ratio:.2f}.",
     ]
+    if args.forget_runs:
+        lines += [
+            "",
+            f"Forgetting in the same group ({args.forget_runs} runs each, seconds end to end):",
+            "",
+            markdown_table(
+                ["forget", "p50 s", "p95 s"],
+                [[k, v["p50"], v["p95"]] for k, v in result["forget_s"].items()],
+            ),
+        ]
     write_results(RESULTS, args.name, "\n".join(lines) + "\n", result)
     print("\n".join(lines))
     return 0

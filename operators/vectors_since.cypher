@@ -4,9 +4,10 @@
 // relationships to the group's other records as [type, other id, outgoing]), so that
 // Anchor, Traverse, Intersect and Ground need no round trip. Every write that adds or
 // removes such a relationship stamps both of its ends, so both are read again. A catch-up
-// ($seq >= 0) reads a person's or concept's relationships to the other nodes read again
-// only: the copy keeps the rest from before (an entity named in thousands of records would
-// otherwise ship all of them after every live turn that names it). (These
+// ($seq >= 0) reads no relationships of persons and concepts: operators/links_among reads
+// those towards the other nodes read again, and the copy keeps the rest from before (an
+// entity named in thousands of records would otherwise walk all of them after every live
+// turn that names it). (These
 // types join records only; the far end carries no label, or the planner would seek the
 // group's index once per row.) The (group_id, vseq) index finds the new nodes without
 // reading the rest of the group: every writer stamps vseq (older stores are stamped once,
@@ -26,11 +27,11 @@ CALL () {
   RETURN n, n.type AS type, n.content AS content, null AS search_text,
          CASE WHEN n.type IN ['Person', 'Concept'] THEN []
               ELSE [(n)-[:EVIDENCED_BY]->(t:Turn) | t.id] END AS evidence,
-         [(n)-[r:PARTICIPATED_IN|INVOLVES|HAS_FACT|ABOUT|LIKES|DISLIKES|USES|KNOWS|CLAIMS|
-              TARGETS|SUPERSEDES|CONFLICTS_WITH|SUPPORTED_BY|REFERENCES|CAUSES]-(m)
-          WHERE m.group_id = $group
-            AND ($seq < 0 OR NOT n.type IN ['Person', 'Concept'] OR m.vseq > $seq)
-          | [type(r), m.id, startNode(r) = n]] AS links
+         CASE WHEN $seq >= 0 AND n.type IN ['Person', 'Concept'] THEN []
+              ELSE [(n)-[r:PARTICIPATED_IN|INVOLVES|HAS_FACT|ABOUT|LIKES|DISLIKES|USES|KNOWS|
+                     CLAIMS|TARGETS|SUPERSEDES|CONFLICTS_WITH|SUPPORTED_BY|REFERENCES|
+                     CAUSES]-(m)
+                    WHERE m.group_id = $group | [type(r), m.id, startNode(r) = n]] END AS links
 }
 RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, search_text,
        evidence, links,

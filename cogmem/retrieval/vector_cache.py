@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from cogmem.retrieval.vectors import GroupVectors
+from cogmem.retrieval.vectors import ENTITY_TYPES, GroupVectors
 from cogmem.store import Store
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ class VectorCache:
                 vectors.persons = store.read("operators/entities", group=group)
             else:  # what was written since: the persons among it replace theirs
                 rows = list(store.stream("operators/vectors_since", group=group, seq=vectors.seq))
+                with_links(store, group, rows)
                 vectors.add(rows, catch_up=True)
                 vectors.persons = updated_persons(vectors.persons, rows)
             vectors.seq = seq
@@ -146,6 +147,23 @@ class VectorCache:
 
 _CACHES: dict[int, VectorCache] = {}
 _CACHES_LOCK = threading.Lock()
+
+
+def with_links(store: Store, group: str, rows: list[dict[str, Any]]) -> None:
+    """Give the persons and concepts of a catch-up read (read without relationships) their
+    relationships to the other rows read (``operators/links_among``)."""
+    entities = [r for r in rows if r["type"] in ENTITY_TYPES]
+    if not entities:
+        return
+    found = store.read(
+        "operators/links_among",
+        group=group,
+        ids=[r["id"] for r in entities],
+        among=[r["id"] for r in rows],
+    )
+    links = {row["id"]: row["links"] for row in found}
+    for r in entities:
+        r["links"] = links.get(r["id"], [])
 
 
 def updated_persons(

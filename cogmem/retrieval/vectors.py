@@ -180,7 +180,7 @@ class GroupVectors:
                 before = fields_of(at)
                 for turn_id in before.get("evidence") or ():
                     evidenced.drop(turn_id, r["id"])
-                if catch_up and r["type"] in _ENTITY_TYPES:  # its links to the rest: kept
+                if catch_up and r["type"] in ENTITY_TYPES:  # its links to the rest: kept
                     kept = [link for link in before.get("links") or () if link[1] not in batch]
                     data["links"] = kept + list(data.get("links") or ())
             place_node(data, position, evidenced)
@@ -462,7 +462,7 @@ class GroupVectors:
         return out
 
 
-_ENTITY_TYPES = frozenset({"Person", "Concept"})
+ENTITY_TYPES = frozenset({"Person", "Concept"})
 """Records whose relationships a catch-up reads only towards the other rows it reads."""
 _NOT_KEPT = frozenset({"embedding", "aliases"})
 """Row fields the copy keeps elsewhere: the matrix; the persons (``GroupVectors.persons``)."""
