@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="keep a group grown already")
     parser.add_argument("--name", default="live_refresh")
     parser.add_argument("--forget-runs", type=int, default=0)
+    parser.add_argument(
+        "--forget-first", type=int, default=0, help="first syn-N conversation to forget from"
+    )
     args = parser.parse_args(argv)
     overrides = {"neo4j_uri": args.uri} if args.uri else {}
     settings = load_settings(overrides)
@@ -144,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         "links_read": {"p50": percentile(links_read, 50), "max": max(links_read)},
     }
     forget: dict[str, list[float]] = {"one turn": [], "one conversation (200 turns)": []}
-    for n in range(args.forget_runs):
+    for n in range(args.forget_first, args.forget_first + args.forget_runs):
         started = time.perf_counter()
         memory.forget_turns(["S1:5"], conversation=f"syn-{2 * n}", actor="bench")
         forget["one turn"].append(time.perf_counter() - started)
