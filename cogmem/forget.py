@@ -72,7 +72,7 @@ from cogmem.consolidate.base import ConsolidationReport, ConsolidationSettings
 from cogmem.consolidate.claims import canonical_name, reconcile_pairs
 from cogmem.consolidate.edges import by_type, edge_diff, write_rows
 from cogmem.consolidate.facts import describe_span, fact_contents, plan_facts
-from cogmem.consolidate.links import plan_links
+from cogmem.consolidate.links import plan_links, write_link_edges
 from cogmem.embed import Embedder
 from cogmem.extract import Extractor, check_quotes
 from cogmem.ingest.ids import entity_id, group_key, turn_id
@@ -458,28 +458,7 @@ def _relink(
         for e in tx.read("forget/link_edges", group=group, ids=[r["id"] for r in rows])
     }
     create, remove = edge_diff(wanted, owned, owned)
-    props = {("REFERENCES", a, b): p for (a, b), p in links.references.items()}
-    props.update({("CAUSES", a, b): p for (a, b), p in links.causes.items()})
-    write_rows(
-        tx,
-        [
-            (
-                "consolidation/delete_edges",
-                "edges",
-                [{"src": a, "type": t, "dst": b} for a, t, b in remove],
-                {"group_id": group, "job": "link"},
-            ),
-            (
-                "consolidation/merge_edges",
-                "edges",
-                [
-                    {"src": a, "type": t, "dst": b, "props": {"job": "link", **props[(t, a, b)]}}
-                    for a, t, b in create
-                ],
-                {"group_id": group},
-            ),
-        ],
-    )
+    write_link_edges(tx, group, links, create, remove)
     return sum(by_type(create).values()) + sum(by_type(remove).values())
 
 

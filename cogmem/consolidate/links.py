@@ -15,9 +15,9 @@ import numpy as np
 
 from cogmem.consolidate.base import ConsolidationReport, ConsolidationSettings
 from cogmem.consolidate.common import unit_rows
-from cogmem.consolidate.edges import by_type, edge_diff, job_edges, write_rows
+from cogmem.consolidate.edges import Edge, by_type, edge_diff, job_edges, write_rows
 from cogmem.embed import Embedder
-from cogmem.store import Store
+from cogmem.store import Statements, Store
 from cogmem.text import STOPWORDS
 
 CAUSE_SOURCES = frozenset({"KeyFact", "Reminder"})
@@ -330,6 +330,36 @@ def plan_links(
     return LinkPlan(references=references, causes=causes)
 
 
+def write_link_edges(
+    statements: Statements, group: str, plan: LinkPlan, create: list[Edge], remove: list[Edge]
+) -> None:
+    """Write the link job's difference: delete ``remove``, merge ``create`` with the
+    properties ``plan`` gave each REFERENCES / CAUSES edge (run_links, and a forget that
+    derives a conversation's links again)."""
+    props = {("REFERENCES", a, b): p for (a, b), p in plan.references.items()}
+    props.update({("CAUSES", a, b): p for (a, b), p in plan.causes.items()})
+    write_rows(
+        statements,
+        [
+            (
+                "consolidation/delete_edges",
+                "edges",
+                [{"src": a, "type": t, "dst": b} for a, t, b in remove],
+                {"group_id": group, "job": "link"},
+            ),
+            (
+                "consolidation/merge_edges",
+                "edges",
+                [
+                    {"src": a, "type": t, "dst": b, "props": {"job": "link", **props[(t, a, b)]}}
+                    for a, t, b in create
+                ],
+                {"group_id": group},
+            ),
+        ],
+    )
+
+
 def run_links(
     store: Store,
     group: str,
@@ -353,25 +383,4 @@ def run_links(
     report.causes_removed += removed["CAUSES"]
     if dry_run:
         return
-    props = {**{("REFERENCES", a, b): p for (a, b), p in plan.references.items()}}
-    props.update({("CAUSES", a, b): p for (a, b), p in plan.causes.items()})
-    write_rows(
-        store,
-        [
-            (
-                "consolidation/delete_edges",
-                "edges",
-                [{"src": a, "type": t, "dst": b} for a, t, b in remove],
-                {"group_id": group, "job": "link"},
-            ),
-            (
-                "consolidation/merge_edges",
-                "edges",
-                [
-                    {"src": a, "type": t, "dst": b, "props": {"job": "link", **props[(t, a, b)]}}
-                    for a, t, b in create
-                ],
-                {"group_id": group},
-            ),
-        ],
-    )
+    write_link_edges(store, group, plan, create, remove)
