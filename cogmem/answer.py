@@ -36,6 +36,10 @@ def _day(at: datetime | None) -> str:
     return f"{at.day} {at:%B %Y}" if at else "unknown date"
 
 
+LOCAL_DAY_SHIFT = timedelta(hours=12)
+"""How far a local-calendar span's UTC start is read on to name its local day."""
+
+
 def referenced_time(ev: Evidence) -> str | None:
     """The resolved time a record refers to, in words (None if it names none)."""
     if ev.time_start is None or ev.time_end is None:
@@ -56,9 +60,15 @@ def referenced_time(ev: Evidence) -> str | None:
         if span_days <= 366.01
         else "decade"
     )
+    # A day or longer was resolved on the speaker's local calendar (local midnight to local
+    # midnight) and comes back as UTC instants, which fall on the day before for a speaker
+    # east of UTC. Read half a day on, such a start lies on its local day for any offset
+    # within ±12 h; a UTC span's start too. (Times come back without their offset: the
+    # offset kept by ingest is not carried to search yet.)
+    shift = LOCAL_DAY_SHIFT if ev.time_end - ev.time_start >= timedelta(hours=23) else timedelta(0)
     tr = TimeRange(
-        start=ev.time_start,
-        end=ev.time_end,
+        start=ev.time_start + shift,
+        end=ev.time_end + shift,
         granularity=granularity,
         text=ev.time_text or "",
     )

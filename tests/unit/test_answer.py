@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cogmem.answer import estimate_tokens, extractive_answer, pack, render
+from cogmem.answer import estimate_tokens, extractive_answer, pack, referenced_time, render
 from cogmem.models import Evidence
 from cogmem.retrieval.router import Plan
 
@@ -193,3 +193,39 @@ def test_an_unrelated_claim_does_not_answer() -> None:
     )
     answer = extractive_answer(plan, [*_claims(), debt])
     assert "40 euros" in answer and "view" not in answer
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "shown"),
+    [
+        # "three days ago" said at 18:40+01:00 on 20 May: 17 May, local midnight to midnight
+        (
+            datetime(2025, 5, 16, 23, 0, tzinfo=UTC),
+            datetime(2025, 5, 17, 23, 0, tzinfo=UTC),
+            "17 May 2025",
+        ),
+        # "in August" said in +01:00, and the same month resolved in UTC
+        (
+            datetime(2025, 7, 31, 23, 0, tzinfo=UTC),
+            datetime(2025, 8, 31, 23, 0, tzinfo=UTC),
+            "August 2025",
+        ),
+        (datetime(2025, 8, 1, tzinfo=UTC), datetime(2025, 9, 1, tzinfo=UTC), "August 2025"),
+        # a day west of UTC (-05:00), and an instant late in a UTC day stays on its day
+        (
+            datetime(2025, 3, 8, 5, 0, tzinfo=UTC),
+            datetime(2025, 3, 9, 5, 0, tzinfo=UTC),
+            "8 March 2025",
+        ),
+        (
+            datetime(2025, 3, 8, 22, 0, tzinfo=UTC),
+            datetime(2025, 3, 8, 22, 0, tzinfo=UTC),
+            "8 March 2025",
+        ),
+    ],
+)
+def test_a_referenced_day_is_named_by_the_local_calendar_it_was_resolved_on(
+    start: datetime, end: datetime, shown: str
+) -> None:
+    ev = Evidence(record_id="r", type="Event", content="c", time_start=start, time_end=end)
+    assert referenced_time(ev) == shown
