@@ -40,6 +40,9 @@ class Candidate:
     source_id: str | None = None
     conversation_id: str | None = None
     idx: int | None = None
+    prev_idx: int | None = None
+    """A turn's: the idx of the turn before it in its conversation (its neighbour by order;
+    None: idx - 1, or none), which differs from idx - 1 after a forget (cogmem.forget)."""
     time_start: datetime | None = None
     time_end: datetime | None = None
     time_text: str | None = None
@@ -94,6 +97,8 @@ class GroundedTurn:
     text: str
     at: datetime | None = None
     idx: int
+    prev_idx: int | None = None
+    """The idx of the turn before it (None: idx - 1, or none), as :attr:`Candidate.prev_idx`."""
     offset: int
     vector: float = 0.0
     records: list[GroundedRecord] = field(default_factory=list)

@@ -59,6 +59,7 @@ from cogmem.retrieval.read_limits import (
     INDEX_OVERFETCH,
     LUCENE_ALL,
     TYPED_EXACT_SCAN_NODES,
+    check_ground_window,
 )
 from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.store import Store, StoreError, no_such_vector_index
@@ -512,6 +513,7 @@ class GraphSource:
     ) -> list[dict[str, Any]]:
         """``operators/ground``; the turns' and records' fields and similarities are kept
         for the rest of the search."""
+        check_ground_window(window)
         rows = self._read(
             "operators/ground",
             ids=list(ids),

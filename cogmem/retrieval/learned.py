@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from cogmem.retrieval.router import Plan
-from cogmem.retrieval.scoring import TurnScore, preferred_speaker
+from cogmem.retrieval.scoring import TurnScore, neighbours, preferred_speaker
 
 GRADED = ("bm25", "turn_cos", "record_cos", "graph", "late")
 """The graded signals of a turn, z-scored per question."""
@@ -122,15 +122,12 @@ def feature_matrix(
     # a turn's own best graded match, and that of a turn that is no candidate (all zeros)
     match = np.max(np.stack([cols[g] for g in GRADED]), axis=0) if n else np.zeros(0)
     absent = max(zero.values(), default=0.0)
-    row_of = {(s.conversation_id, s.idx): r for r, s in enumerate(turns) if s.idx is not None}
-
-    def rows(offset: int) -> list[int | None]:
-        return [
-            None if s.idx is None else row_of.get((s.conversation_id, s.idx + offset))
-            for s in turns
-        ]
-
-    before, after = rows(-1), rows(1)
+    # each turn's previous and following candidate by order, not idx ± 1 (a forget leaves
+    # gaps in idx): scoring.neighbours
+    row_of = {s.id: r for r, s in enumerate(turns)}
+    prev_of, next_of = neighbours(turns)
+    before = [row_of[prev_of[s.id].id] if s.id in prev_of else None for s in turns]
+    after = [row_of[next_of[s.id].id] if s.id in next_of else None for s in turns]
 
     def neighbour(offset: int) -> np.ndarray:
         out = np.full(n, absent)

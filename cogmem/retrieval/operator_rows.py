@@ -55,6 +55,7 @@ def turn_row(fields: Mapping[str, Any]) -> dict[str, Any]:
         "text": fields["content"],
         "at": when(fields.get("at_s")),
         "idx": fields["idx"],
+        "prev_idx": fields.get("prev_idx"),
         "conversation_id": fields["conversation_id"],
     }
 

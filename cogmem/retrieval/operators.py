@@ -486,6 +486,7 @@ class Operators:
                     text=turn["text"],
                     at=turn["at"],
                     idx=turn["idx"],
+                    prev_idx=turn["prev_idx"],
                 )
             )
         return out

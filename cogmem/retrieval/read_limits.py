@@ -46,3 +46,12 @@ AS_OF_WIDEN = 8
 group's matches after the time asked)."""
 LUCENE_ALL = 1_000_000
 """The limit that stands for every match of a Lucene query."""
+GROUND_WINDOW_MAX = 10
+"""Ground reads at most this many neighbours each way of a turn, in both sources: it walks
+the NEXT chain (``operators/ground``), whose length Cypher takes as a literal only."""
+
+
+def check_ground_window(window: int) -> None:
+    """Refuse a Ground window beyond :data:`GROUND_WINDOW_MAX` (one line)."""
+    if window > GROUND_WINDOW_MAX:
+        raise ValueError(f"Ground reads at most {GROUND_WINDOW_MAX} neighbours, not {window}")

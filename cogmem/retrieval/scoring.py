@@ -251,6 +251,8 @@ class TurnScore:
     id: str
     conversation_id: str | None = None
     idx: int | None = None
+    prev_idx: int | None = None
+    """The idx of the turn before it (None: idx - 1, or none): see :func:`before`."""
     speaker: str | None = None
     bm25: float = 0.0
     turn_cos: float = 0.0
@@ -427,7 +429,12 @@ def score_turns(
     top_bm25 = max((t.bm25 for t in turns), default=0.0) or 1.0
     for t in turns:
         s = entry(t.id)
-        s.conversation_id, s.idx, s.speaker = t.conversation_id, t.idx, t.speaker
+        s.conversation_id, s.idx, s.prev_idx, s.speaker = (
+            t.conversation_id,
+            t.idx,
+            t.prev_idx,
+            t.speaker,
+        )
         s.asks = mostly_asks(t.content)
         if window is not None:
             s.window = max(s.window, candidate_in_window(window, t))
@@ -480,7 +487,12 @@ def absorb(
         s = scores.get(g.id)
         if s is None:
             s = scores[g.id] = TurnScore(id=g.id)
-        s.conversation_id, s.idx, s.speaker = g.conversation_id, g.idx, g.speaker
+        s.conversation_id, s.idx, s.prev_idx, s.speaker = (
+            g.conversation_id,
+            g.idx,
+            g.prev_idx,
+            g.speaker,
+        )
         s.asks = mostly_asks(g.text)
         if window is not None:
             s.window = max(s.window, in_window(window, g.at, g.at))
@@ -591,16 +603,13 @@ def finish(
         for turn_id, value in extra.items():
             if turn_id in scores:
                 scores[turn_id].base += value
-    by_pos = {(s.conversation_id, s.idx): s for s in scores.values() if s.idx is not None}
+    prev_of, next_of = neighbours(scores.values())
     preferred = preferred_speaker(plan)
     raised = 1.0 + w.speaker
     damped = 1.0 - w.question
     previous, following = w.previous, w.following
     for s in scores.values():
-        prev = foll = None
-        if s.idx is not None:
-            prev = by_pos.get((s.conversation_id, s.idx - 1))
-            foll = by_pos.get((s.conversation_id, s.idx + 1))
+        prev, foll = prev_of.get(s.id), next_of.get(s.id)
         s.final = (
             (
                 s.base
@@ -611,6 +620,36 @@ def finish(
             * (damped if s.asks else 1.0)
             * (1.0 + w.status * s.status)
         )
+
+
+def before(s: TurnScore) -> int | None:
+    """The idx of the turn before ``s`` in its conversation: ``prev_idx`` where the source
+    gave it, else ``idx - 1`` (None for a turn without a place). The two differ only after
+    a forget, which keeps the idx of the turns that stay (a gap) and bridges the NEXT chain
+    over it; where the source gives no ``prev_idx``, ``idx - 1`` is the turn before if it
+    exists at all (the turn before is the one of the largest idx below)."""
+    if s.idx is None:
+        return None
+    return s.prev_idx if s.prev_idx is not None else s.idx - 1
+
+
+def neighbours(
+    turns: Iterable[TurnScore],
+) -> tuple[dict[str, TurnScore], dict[str, TurnScore]]:
+    """Among ``turns``, each one's previous and following turn in its conversation, by
+    order (:func:`before`), not by idx ± 1: across a forgotten turn the two turns around it
+    are neighbours, as in a group that never held it. Keyed by turn id; a turn whose
+    neighbour is not among ``turns`` has none."""
+    placed = [(s, s.idx) for s in turns if s.idx is not None]
+    at = {(s.conversation_id, idx): s for s, idx in placed}
+    prev_of: dict[str, TurnScore] = {}
+    next_of: dict[str, TurnScore] = {}
+    for s, idx in placed:  # before(s), written out: this runs three times a search
+        p = at.get((s.conversation_id, idx - 1 if s.prev_idx is None else s.prev_idx))
+        if p is not None:
+            prev_of[s.id] = p
+            next_of[p.id] = s
+    return prev_of, next_of
 
 
 def ranked(scores: dict[str, TurnScore]) -> list[TurnScore]:

@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from cogmem.retrieval.read_limits import check_ground_window
 from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
@@ -110,7 +111,8 @@ class SearchSource(Protocol):
         self, ids: Sequence[str], window: int, per_record: int, vector: np.ndarray | None
     ) -> list[dict[str, Any]]:
         """Ground's rows (``operators/ground``): the source turns of records or turns,
-        ± ``window`` neighbours, ``per_record`` turns a record at most."""
+        ± ``window`` neighbours by order (at most ``GROUND_WINDOW_MAX``), ``per_record``
+        turns a record at most."""
         ...
 
     def feedback(self, query: np.ndarray, ids: Sequence[str], share: float) -> np.ndarray | None:
@@ -191,6 +193,7 @@ class CachedSource:
     def ground(
         self, ids: Sequence[str], window: int, per_record: int, vector: np.ndarray | None
     ) -> list[dict[str, Any]]:
+        check_ground_window(window)
         rows = self.vectors.neighbourhood(ids, window)
         if rows is not None:  # turn seeds: their neighbours in process
             return rows

@@ -33,7 +33,8 @@ class Rows:
     type_codes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))
     codes: dict[str, int] = field(default_factory=dict)
     row: dict[str, int] = field(default_factory=dict)
-    #: :func:`place_key` (conversation id, position) → turn id
+    #: :func:`place_key` (conversation id, position) → turn id; :func:`after_key` (the
+    #: position before a gap) → the turn after it
     position: dict[str, str] = field(default_factory=dict)
     #: turn id → the memory records it evidences (persons and concepts left out)
     evidenced: dict[str, dict[str, None]] = field(default_factory=dict)
@@ -85,8 +86,9 @@ def turn_neighbourhood(
     view: Rows, turn_ids: Sequence[str], window: int
 ) -> list[dict[str, Any]] | None:
     """What ``operators/ground`` returns for turn seeds, from the view: each turn within
-    ``window`` of a seed in its conversation once (reached from the nearest seed; ties to
-    the first seed id), with the records it evidences; None when a seed is not a turn
+    ``window`` of a seed in its conversation once, by order (as the NEXT chain runs: across
+    a forgotten turn, not by idx; :func:`turn_step`), reached from the nearest seed (ties
+    to the first seed id), with the records it evidences; None when a seed is not a turn
     of the view (the caller asks the database)."""
     best: dict[str, tuple[int, str, str]] = {}  # turn → (|offset|, seed, signed offset)
     offsets: dict[str, int] = {}
@@ -95,13 +97,18 @@ def turn_neighbourhood(
         if at is None or view.types[at] != TURN:
             return None
         data = view.fields[at]
-        conv, idx = data.get("conversation_id"), data.get("idx")
-        if conv is None or idx is None:
+        if data.get("conversation_id") is None or data.get("idx") is None:
             return None
-        for offset in range(-window, window + 1):
-            found = view.position.get(place_key(conv, int(idx) + offset))
-            if found is None:
-                continue
+        reached = [(0, seed)]
+        for step in (-1, 1):
+            turn = seed
+            for n in range(1, window + 1):
+                nxt = turn_step(view, turn, step)
+                if nxt is None:
+                    break
+                turn = nxt
+                reached.append((step * n, turn))
+        for offset, found in reached:
             key = (abs(offset), seed, found)
             if found not in best or key[:2] < best[found][:2]:
                 best[found] = key
@@ -162,6 +169,32 @@ def place_key(conversation_id: str, idx: int) -> str:
     return f"{idx}@{conversation_id}"
 
 
+def after_key(conversation_id: str, idx: int) -> str:
+    """The key of the turn that follows the turn at ``idx`` across a gap (a forget keeps
+    the idx of the turns that stay), in the same map as :func:`place_key`'s."""
+    return f"{idx}>@{conversation_id}"
+
+
+def turn_step(view: Rows, turn_id: str, step: int) -> str | None:
+    """The turn before (``step`` -1) or after (+1) a turn of the view in its conversation,
+    by order as the NEXT chain runs: ``idx ± 1``, or across a gap its ``prev_idx`` (the
+    turn before) or the turn placed :func:`after_key` (the turn after); None at either end
+    or for a turn the view does not hold."""
+    at = view.row.get(turn_id)
+    if at is None:
+        return None
+    data = view.fields[at]
+    conv, idx = data.get("conversation_id"), data.get("idx")
+    if conv is None or idx is None:
+        return None
+    if step < 0:
+        prev = data.get("prev_idx")
+        return view.position.get(place_key(conv, int(idx) - 1 if prev is None else int(prev)))
+    return view.position.get(place_key(conv, int(idx) + 1)) or view.position.get(
+        after_key(conv, int(idx))
+    )
+
+
 def place_node(
     data: dict[str, Any],
     position: dict[str, str],
@@ -170,8 +203,11 @@ def place_node(
     """Index a node's row: a turn by its place in its conversation, a record under the
     turns that evidence it."""
     if data.get("type") == TURN:
-        if data.get("conversation_id") is not None and data.get("idx") is not None:
-            position[place_key(data["conversation_id"], int(data["idx"]))] = data["id"]
+        conv, idx, prev = data.get("conversation_id"), data.get("idx"), data.get("prev_idx")
+        if conv is not None and idx is not None:
+            position[place_key(conv, int(idx))] = data["id"]
+            if prev is not None and int(prev) != int(idx) - 1:  # it follows a gap
+                position[after_key(conv, int(prev))] = data["id"]
         return
     for turn_id in data.get("evidence") or ():
         evidenced.put(turn_id, data["id"])

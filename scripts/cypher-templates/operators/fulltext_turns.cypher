@@ -14,7 +14,9 @@ LIMIT $k
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
           .source, .target,
           status: {{claim_status_as_of n}},
-          {{record_fields n}}} AS node,
+          {{record_fields n}},
+          // the turn before it in its conversation (NEXT): its neighbour by order, not idx - 1
+          prev_idx: [(p:Turn)-[:NEXT]->(n) | p.idx][0]} AS node,
        score,
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim

@@ -15,6 +15,8 @@ UNWIND range(0, CASE WHEN size(found) < $k THEN size(found) ELSE $k END - 1) AS 
 WITH found[i] AS n, sims[i] AS sim,
      CASE WHEN i = 0 AND $pool_size > 0 THEN [m IN found | m.id] END AS pool
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
-          .source, .target, .status, {{record_fields n}}} AS node,
+          .source, .target, .status, {{record_fields n}},
+          // the turn before it in its conversation (NEXT): its neighbour by order, not idx - 1
+          prev_idx: [(p:Turn)-[:NEXT]->(n) | p.idx][0]} AS node,
        sim,
        pool

@@ -21,6 +21,8 @@ WITH found[i] AS n, sims[i] AS sim, CASE WHEN i = 0 THEN [m IN found | m.id] END
 RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker, .subject,
           .source, .target,
           status: {{claim_status_as_of n}},
-          {{record_fields n}}} AS node,
+          {{record_fields n}},
+          // the turn before it in its conversation (NEXT): its neighbour by order, not idx - 1
+          prev_idx: [(p:Turn)-[:NEXT]->(n) | p.idx][0]} AS node,
        sim,
        pool
