@@ -31,7 +31,9 @@ What goes, in one write transaction (all of it lands, or nothing does):
 Turn positions keep their values: ``idx`` (and a session's index) of the turns that stay are
 not renumbered, so a gap shows where turns were forgotten, a live chat's next turn still
 follows its last, and generated ids never collide. The property test therefore
-compares positions by their order, not their value (tests/integration/test_forget.py).
+compares positions by their order, not their value (tests/integration/test_forget.py), and
+search takes a turn's neighbours by order as well (the share of the turn before and after,
+Ground's window: along the NEXT chain, each turn's ``prev_idx``), so a gap moves no ranking.
 Rules that count turns between two records (the artifact links' turn windows) count across a
 gap as before the forget.
 
