@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             mem.forget()
             log(f"ingesting {conv.id}: {len(conv.turns)} turns")
             mem.ingest_conversations([conv], fmt="locomo")
-            read = mem.store.read("consolidation/link_candidates", group_id=mem.group, types=TYPES)
+            read = mem.inspect.link_candidates(TYPES)
             rows += [{**r, "conversation_id": conv.id} for r in read]
         name, uri = memory.embedder.name, memory.settings.neo4j_uri
         info = common.machine_info(memory, embedder=name, uri=uri)

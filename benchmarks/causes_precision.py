@@ -49,23 +49,14 @@ def main() -> None:
         convs = [c.model_copy(update={"turns": c.turns[: args.turns]}) for c in convs]
     mem = Memory.connect(args.uri, group=f"causes-{args.label}")
     try:
-        mem.ensure_schema()
+        mem.admin.ensure_schema()
         mem.forget()
         mem.ingest_conversations(convs)
         report = mem.consolidate(jobs=["links"])
         records = {
-            r["id"]: r
-            for r in mem.store.read(
-                "consolidation/link_candidates",
-                group_id=mem.group,
-                types=["KeyFact", "Reminder", "Decision"],
-            )
+            r["id"]: r for r in mem.inspect.link_candidates(["KeyFact", "Reminder", "Decision"])
         }
-        edges = [
-            e
-            for e in mem.store.read("consolidation/job_edges", group_id=mem.group, job="link")
-            if e["type"] == "CAUSES"
-        ]
+        edges = [e for e in mem.inspect.job_edges("link") if e["type"] == "CAUSES"]
     finally:
         mem.close()
     random.Random(args.seed).shuffle(edges)

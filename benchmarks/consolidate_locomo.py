@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def machine(mem: Memory) -> dict[str, Any]:
     try:
-        row = mem.server_version()
+        row = mem.admin.server_version()
         neo4j = f"{row['name']} {row['version']} {row['edition']}"
     except Exception:  # the description line must not fail the benchmark
         neo4j = "unknown"
@@ -72,8 +72,8 @@ def machine(mem: Memory) -> dict[str, Any]:
 
 
 def graph_totals(mem: Memory) -> dict[str, Any]:
-    counts = mem.counts()
-    facts = mem.facts()
+    counts = mem.inspect.counts()
+    facts = mem.inspect.facts()
     labels = counts["labels"]
     rels = counts["relationships"]
     return {
@@ -91,7 +91,7 @@ def graph_totals(mem: Memory) -> dict[str, Any]:
 def run_one(mem: Memory, conversation: Any, fresh: bool) -> dict[str, Any]:
     if fresh:
         mem.forget()
-    done = mem.conversations()
+    done = mem.inspect.conversations()
     reused = any(c["complete"] and c["source_id"] == conversation.id for c in done)
     ingest_s = 0.0
     if not reused:
@@ -102,7 +102,7 @@ def run_one(mem: Memory, conversation: Any, fresh: bool) -> dict[str, Any]:
     first = mem.consolidate()
     after = graph_totals(mem)
     second = mem.consolidate()
-    samples = mem.fact_samples(limit=5)
+    samples = mem.inspect.fact_samples(limit=5)
     return {
         "conversation": conversation.id,
         "group": mem.group,
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     groups = []
     try:
-        base.ensure_schema()
+        base.admin.ensure_schema()
         for conv in conversations:
             mem = base.for_group(args.prefix + conv.id)
             groups.append(mem)

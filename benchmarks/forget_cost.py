@@ -78,13 +78,13 @@ def batch(path: Path, first: int, count: int) -> Path:
 
 
 def size(mem: Memory) -> dict[str, int]:
-    (row,) = mem.store.read("admin/count_group", group=mem.group)
-    labels = row["labels"]
+    counts = mem.inspect.counts()
+    labels = counts["labels"]
     return {
-        "nodes": int(row["nodes"]),
-        "records": labels.count("Memory"),
-        "turns": labels.count("Turn"),
-        "relationships": len(row["types"]),
+        "nodes": int(counts["nodes"]),
+        "records": int(labels.get("Memory", 0)),
+        "turns": int(labels.get("Turn", 0)),
+        "relationships": sum(counts["relationships"].values()),
     }
 
 
@@ -103,7 +103,7 @@ def main() -> None:
     with neo4j() as settings:
         base = Memory(settings.model_copy(update={"llm": "none"}))
         mem = base.for_group(f"bench-forget-{uuid.uuid4().hex[:8]}")
-        mem.ensure_schema()
+        mem.admin.ensure_schema()
         started, made, nodes = time.perf_counter(), 0, 0
         with tempfile.TemporaryDirectory() as tmp:
             while nodes < args.target and time.perf_counter() - started < args.budget_s:

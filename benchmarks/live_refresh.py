@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         if conv % 25 == 0:
             print(f"  {records_of(memory)} records", file=sys.stderr)
     records = records_of(memory)
-    memory.await_indexes(seconds=600)
+    memory.admin.await_indexes(seconds=600)
     clear_vector_caches()
-    store, group = memory.store, memory.group
+    store, group = memory._store, memory.group  # the copy's catch-up, step by step
     cache = vector_cache(settings.vector_cache_mb)
     cache.sync(store, group)
 
@@ -89,11 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     for _ in range(3):  # compile plans, fill caches
-        memory.controller().run(question(), k=10)
+        memory.inspect.controller().run(question(), k=10)
     warm: list[float] = []
     for _ in range(args.turns):
         started = time.perf_counter()
-        memory.controller().run(question(), k=10)
+        memory.inspect.controller().run(question(), k=10)
         warm.append(time.perf_counter() - started)
 
     parts: dict[str, list[float]] = {
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         current.persons = updated_persons(current.persons, rows)
         t4 = time.perf_counter()
         started = time.perf_counter()
-        memory.controller().run(f"What did {person} try with {other}?", k=10)
+        memory.inspect.controller().run(f"What did {person} try with {other}?", k=10)
         t5 = time.perf_counter()
         parts["state"].append(t1 - t0)
         parts["since_read"].append(t2 - t1)

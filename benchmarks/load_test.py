@@ -96,7 +96,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def machine(mem: Memory) -> dict[str, Any]:
     try:
-        row = mem.server_version()
+        row = mem.admin.server_version()
         neo4j = f"{row['name']} {row['version']} {row['edition']}"
     except Exception:  # the description line must not fail the benchmark
         neo4j = "unknown"
@@ -128,9 +128,13 @@ def machine(mem: Memory) -> dict[str, Any]:
 
 def ingest_once(mem: Memory, data: Path, sample: int) -> dict[str, Any]:
     """Ingest one conversation unless the group already holds it completely."""
-    done = mem.conversations()
+    done = mem.inspect.conversations()
     if done and all(c["complete"] for c in done):
-        return {"reused": True, "seconds": 0.0, "turns": mem.counts()["labels"].get("Turn", 0)}
+        return {
+            "reused": True,
+            "seconds": 0.0,
+            "turns": mem.inspect.counts()["labels"].get("Turn", 0),
+        }
     samples = json.loads(data.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "conversation.json"
@@ -227,9 +231,7 @@ def free_port() -> int:
 def http_server(args: argparse.Namespace, mem: Memory) -> Iterator[tuple[str, str]]:
     """A `cogmem serve` process on a free loopback port and a read-only token for the
     group: yields (base URL, token); stops the server and revokes the token afterwards."""
-    from cogmem.service.tokens import TokenStore
-
-    tokens = TokenStore(mem.store)
+    tokens = mem.admin.tokens()
     created = tokens.create(args.group, read_only=True, name="load-test")
     port = free_port()
     env = {**os.environ, "NEO4J_URI": args.uri}
@@ -385,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         try:
             ingest = ingest_once(mem, args.data, args.sample)
-            mem.await_indexes(seconds=600)
+            mem.admin.await_indexes(seconds=600)
             qs = questions(args.data, args.sample)
             levels = run_levels("in-process", in_process(mem, args.k), qs, args)
             if args.http:

@@ -70,7 +70,7 @@ def spreads(memory: Memory, prefix: str, by_conv: dict[str, list[str]]) -> dict[
     out: dict[str, float] = {}
     every: list[float] = []
     for conv, questions in by_conv.items():
-        controller = memory.for_group(prefix + conv).controller()
+        controller = memory.for_group(prefix + conv).inspect.controller()
         values = [cosine_spread(controller, q) for q in questions]
         out[conv] = statistics.mean(values)
         every += values

@@ -4,7 +4,7 @@ small grid, in-sample and, with ``--cv``, tuned on one conversation and scored o
 
 Each conversation is ingested once into its own group (``PREFIX + sample_id``; ``--reuse``
 keeps an ingest that is already there), then every question of categories 1-4 is searched
-once per setting through ``Memory.controller(weights)``. A grid axis is a ``RankWeights``
+once per setting through ``Memory.inspect.controller(weights)``. A grid axis is a ``RankWeights``
 field (``previous``; an intent that overrides it keeps its own value) or a per-intent
 override (``multi-hop.speaker``); the current weights are one point of every preset grid
 (and are added as a row when a ``--set`` grid misses them). Results go to ``NAME.md`` and
@@ -154,7 +154,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def search_all(
     mem: Memory, weights: RankWeights, questions: list[Question]
 ) -> tuple[Ranking, float]:
-    controller = mem.controller(weights)
+    controller = mem.inspect.controller(weights)
     out: Ranking = []
     started = time.perf_counter()
     for q in questions:
@@ -166,8 +166,8 @@ def search_all(
 def ingested(memory: Memory, group: str, conv: Conversation, reuse: bool) -> Memory:
     """The group holding ``conv``: its complete ingest kept when ``reuse``, else made anew."""
     mem = memory.for_group(group)
-    if reuse and any(c["complete"] for c in mem.conversations()):
-        mem.ensure_schema()
+    if reuse and any(c["complete"] for c in mem.inspect.conversations()):
+        mem.admin.ensure_schema()
     else:
         mem.forget()
         log(f"ingesting {conv.id}: {len(conv.turns)} turns")
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         **{k: v for k, v in overrides.items() if v},
     )
     # the weights a search with this embedder uses (raw cosines for MiniLM, pooled else)
-    base = RankWeights.for_embedder(memory.embedder_identity()[0])
+    base = RankWeights.for_embedder(memory.admin.embedder_identity()[0])
     settings, current = with_current(settings_of(grid), base)
     weights = [weights_for(s, base) for s in settings]
     runs: dict[tuple[int, str], Ranking] = {}

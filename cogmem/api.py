@@ -7,15 +7,15 @@ clients (store, embedder, LLM client, extractor, router) live in a
 
 from __future__ import annotations
 
-import logging
-from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from cogmem import forget as forgetting
+from cogmem.admin import Admin
 from cogmem.answer import REASONING_PROMPT, ContextBlock, extractive_answer, llm_prompt, pack
 from cogmem.answer_check import check_answer
 from cogmem.api_checks import LocalTimesError, QuestionError, check_question, valid_group
@@ -27,32 +27,14 @@ from cogmem.embed import Embedder
 from cogmem.extract import Extractor
 from cogmem.forget import ForgetError, ForgetSummary
 from cogmem.ingest import Ingestor, IngestSummary, Progress, read_file
-from cogmem.ingest.ids import conversation_id, turn_id
-from cogmem.ingest.ingestor import KnownVectors, WriteGuard, embed_ahead
-from cogmem.ingest.rows import speaker_text
-from cogmem.inspection import Inspection
-from cogmem.live import (
-    AppendConflict,
-    TakenElsewhere,
-    check_client_id,
-    check_same_turn,
-    claim_pending,
-    generated_id,
-    live_turn,
-    store_pending,
-)
+from cogmem.ingest.ingestor import KnownVectors
+from cogmem.inspection import Inspect
+from cogmem.live import Live, check_client_id, live_turn
 from cogmem.llm import LLMClient, LLMError
-from cogmem.models import Answer, Conversation, Evidence, TraceStep, Turn
-from cogmem.retrieval import Controller, Operators, RankWeights, Retrieval
+from cogmem.models import Answer, Conversation, Evidence, TraceStep
+from cogmem.retrieval import Retrieval
 from cogmem.retrieval.router import Router
-from cogmem.server.reindex import ReindexReport, reindex
-from cogmem.server.schema import (
-    EmbedderMismatch,
-    SchemaReport,
-    init_schema,
-    open_schema,
-    recorded_embedder,
-)
+from cogmem.server.schema import EmbedderMismatch
 from cogmem.store import Neo4jError, Row, Store, StoreError, Unreachable
 from cogmem.temporal.as_of import describe_as_of, parse_as_of
 
@@ -61,18 +43,32 @@ if TYPE_CHECKING:
 
     from cogmem.transfer import ExportFile, ImportSummary
 
-log = logging.getLogger(__name__)
-
 
 AsOf = datetime | str | None
 """A time a search looks back from: a datetime, or text (``cogmem.temporal.as_of``)."""
 
 
-class Memory(Inspection):
+@dataclass(frozen=True)
+class _Transfer:
+    """What export and import use of a Memory (:class:`cogmem.transfer.export.ExportSource`,
+    :class:`cogmem.transfer.importer.ImportTarget`): its group, settings, store, embedder."""
+
+    group: str
+    settings: Settings
+    store: Store
+    embedder: Embedder
+    ensure_schema: Callable[[], None]
+
+
+class Memory:
     """Long-term memory for one group (a user, an agent, a tenant).
 
     >>> mem = Memory.connect("bolt://localhost:7687", group="alice")  # doctest: +SKIP
     >>> mem.ingest("chat.jsonl")                                        # doctest: +SKIP
+
+    The users' verbs are its methods (ingest, add_turn, queue_turn, search, context, ask,
+    history, consolidate, forget…, export, import_); administration, inspection and live
+    writing are its namespaces :attr:`admin`, :attr:`inspect` and :attr:`live`.
 
     Bring your own clients with ``clients=`` (a :class:`~cogmem.clients.Clients`) or any of
     ``store=`` / ``driver=`` (a ``neo4j.Driver``), ``embedder=``, ``llm=`` (an
@@ -109,8 +105,10 @@ class Memory(Inspection):
             extractor=extractor,
             router=router,
         )
-        self._schema_checked = False
         self._known_vectors = KnownVectors()  # what this group's writes already embedded
+        self._admin = Admin(self.group, settings, self.clients)
+        self._inspect = Inspect(self.group, self.clients)
+        self._live = Live(self.group, self.clients, self._admin.ensure_schema, self._known_vectors)
 
     @classmethod
     def connect(cls, uri: str | None = None, group: str | None = None, **overrides: Any) -> Memory:
@@ -121,7 +119,7 @@ class Memory(Inspection):
         """The same database and clients (store, models, LLM), another group."""
         update = {"group": valid_group(group)}
         other = Memory(self.settings.model_copy(update=update), clients=self.clients)
-        other._schema_checked = self._schema_checked
+        other.admin.schema_checked = self.admin.schema_checked
         return other
 
     # -- lifecycle -------------------------------------------------------------------
@@ -136,7 +134,7 @@ class Memory(Inspection):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the clients -----------------------------------------------------------------
+    # -- the clients and the namespaces -------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         return self.clients.embedder
@@ -154,84 +152,27 @@ class Memory(Inspection):
     def router(self) -> Router:
         return self.clients.router
 
-    def embedder_identity(self) -> tuple[str, int]:
-        """``(name, dimension)`` of this Memory's embedder, as the schema records it."""
-        return self.clients.embedder_identity()
+    @property
+    def admin(self) -> Admin:
+        """Schema, embedder, server, repairs and API tokens (:class:`~cogmem.admin.Admin`)."""
+        return self._admin
 
-    # -- schema and server -----------------------------------------------------------
-    def init(
-        self,
-        name: str | None = None,
-        dimension: int | None = None,
-        *,
-        vector_indexes: bool | None = None,
-    ) -> SchemaReport:
-        """Create constraints and indexes (idempotent) and record the embedder: this
-        Memory's, or the ``name``/``dimension`` given (both or neither). Nodes written
-        before vector sequence numbers existed are stamped, so that search reads them
-        (:meth:`ensure_schema` does that too, once per store).
+    @property
+    def inspect(self) -> Inspect:
+        """What the group holds, read back, and the search's parts
+        (:class:`~cogmem.inspection.Inspect`)."""
+        return self._inspect
 
-        ``vector_indexes``: True creates Neo4j's HNSW vector indexes, False drops them;
-        None (default) creates them when the ``vector_indexes`` setting is on (the default)
-        and otherwise leaves them as they are. Search asks them for a group too large to
-        scan exactly (:mod:`cogmem.retrieval.graph_source`)."""
-        if (name is None) != (dimension is None):
-            raise ValueError("init() takes an embedder name and dimension together, or neither")
-        if name is None or dimension is None:
-            name, dimension = self.embedder_identity()
-        if vector_indexes is None:
-            vector_indexes = True if self.settings.vector_indexes else None
-        report = init_schema(self.store, name, dimension, vector_indexes=vector_indexes)
-        self._schema_checked = True
-        return report
+    @property
+    def live(self) -> Live:
+        """Live writing around :meth:`add_turn` / :meth:`queue_turn`: ``flush``,
+        ``resume_pending``, ``pending_groups``, ``turn_records`` (:class:`~cogmem.live.Live`)."""
+        return self._live
 
-    def ensure_schema(self) -> None:
-        """Create the schema on first use; refuse a store built with another embedder;
-        stamp a store written before vector sequence numbers (once per store)."""
-        if self._schema_checked:
-            return
-        name, dimension = self.embedder_identity()
-        open_schema(
-            self.store, name, dimension, vector_indexes=self.settings.vector_indexes or None
-        )
-        self._schema_checked = True
-
-    def recorded_embedder(self) -> tuple[str, int] | None:
-        """``(name, dimension)`` of the embedder the database records, if any."""
-        return recorded_embedder(self.store)
-
-    def ping(self) -> None:
-        """Raise :class:`Unreachable` (with what to do) unless the database answers."""
-        self.store.ping()
-
-    def server_version(self) -> dict[str, Any]:
-        """The server's ``name``, ``version`` and ``edition``."""
-        return self.store.read("meta/server_version")[0]
-
-    def server_agent(self) -> str | None:
-        """The server's agent string ("Neo4j/5.26.x"); None when it cannot be read."""
-        return self.store.server_agent()
-
-    def await_indexes(self, seconds: int = 600) -> None:
-        """Wait until every index is online and the fulltext indexes hold every write
-        committed so far (they update moments after a commit): after a large ingest,
-        before measuring."""
-        self.store.admin("meta/await_indexes", seconds=seconds)
-        self.store.admin("meta/await_fulltext")
-
-    def profile(self, statement: str, /, **params: Any) -> tuple[list[Row], Any]:
-        """PROFILE a read statement: its rows and the executed plan."""
-        return self.store.profile(statement, **params)
-
-    def reindex(
-        self,
-        progress: Callable[[int], None] | None = None,
-        page: int = 256,
-        embedder: Embedder | None = None,
-    ) -> ReindexReport:
-        """Re-embed every turn and record of the database (all groups) with ``embedder``
-        (default: this Memory's) and rebuild the vector indexes for it."""
-        return reindex(self.store, embedder or self.embedder, page=page, progress=progress)
+    @property
+    def _store(self) -> Store:
+        """The store (core modules only: tests/unit/test_layering.py)."""
+        return self.clients.store
 
     # -- ingest ----------------------------------------------------------------------
     def ingest(
@@ -256,9 +197,9 @@ class Memory(Inspection):
         batch_size: int = 32,
         fmt: str | None = None,
     ) -> IngestSummary:
-        self.ensure_schema()
+        self.admin.ensure_schema()
         ingestor = Ingestor(
-            self.store, self.embedder, self.extractor, self.group, batch_size, self._known_vectors
+            self._store, self.embedder, self.extractor, self.group, batch_size, self._known_vectors
         )
         return ingestor.ingest(conversations, progress=progress, fmt=fmt)
 
@@ -280,9 +221,7 @@ class Memory(Inspection):
         id, speaker and text changes nothing, and its summary is read back; with another
         speaker or text it is refused (:class:`~cogmem.live.TurnIdConflict`)."""
         check_client_id(source_id)
-        turn = live_turn(speaker, text, at, conversation, session)
-        self.clients.live.settle(self.group)  # after the turns queued before it
-        return self._append(turn, source_id)
+        return self.live.add(live_turn(speaker, text, at, conversation, session), source_id)
 
     def queue_turn(
         self,
@@ -299,171 +238,19 @@ class Memory(Inspection):
         thread in the order turns were queued, exactly as :meth:`add_turn` writes it.
 
         A search of this group through these clients waits for the turns queued before it;
-        :meth:`flush` waits for all and raises :class:`~cogmem.live.LiveWriteError` if a
+        ``live.flush()`` waits for all and raises :class:`~cogmem.live.LiveWriteError` if a
         write failed; ``close()`` writes what is queued (see :mod:`cogmem.live`).
 
         ``durable``: return only once the raw turn is stored (an outbox entry its write
-        deletes; :meth:`resume_pending` writes what a crash left). With ``source_id``, a
+        deletes; ``live.resume_pending()`` writes what a crash left). With ``source_id``, a
         turn written or queued already is not queued again (a done future); one stored or
         queued under that id with another speaker or text raises
         :class:`~cogmem.live.TurnIdConflict`."""
         check_client_id(source_id)
         turn = live_turn(speaker, text, at, conversation, session)
-        pending: str | None = None
-        if durable:
-            self.ensure_schema()
-            tid = turn_id(self.group, turn.conversation, source_id) if source_id else None
-            found = store_pending(self.store, self.group, turn, source_id, tid, self.clients.outbox)
-            if found.written or found.queued:
-                assert source_id is not None and tid is not None  # only an id finds a turn
-                check_same_turn(source_id, turn, found.speaker, found.text)
-                done: Future[IngestSummary] = Future()
-                done.set_result(IngestSummary(group=self.group, turns=1, turn_ids=[tid]))
-                return done
-            pending = found.key
-        return self._submit(turn, source_id, pending)
-
-    def _submit(
-        self, turn: Turn, source_id: str | None, pending: str | None
-    ) -> Future[IngestSummary]:
-        label = f"of {turn.speaker!r} in {turn.conversation!r} at {turn.at}"
-        return self.clients.live.submit(
-            self.group, label, lambda: self._append(turn, source_id, pending)
-        )
-
-    def resume_pending(self) -> int:
-        """Queue this group's live turns that were stored (``durable``) and that no live
-        writer holds (a process that stopped or was killed: its heartbeat older than
-        :data:`~cogmem.live.LEASE_S`), in the order they came; returns how many. Each is
-        written once, whichever processes resume at the same time."""
-        found = claim_pending(self.store, self.group, self.clients.outbox)
-        for key, turn, source_id in found:
-            self._submit(turn, source_id, key)
-        return len(found)
-
-    def turn_records(self, turn_node_id: str) -> dict[str, int] | None:
-        """The records a stored turn evidences, by type; None when no such turn."""
-        rows = self.store.read("live/turn_records", turn_id=turn_node_id)
-        return dict(Counter(rows[0]["types"])) if rows else None
-
-    def flush(self) -> None:
-        """Wait until every queued live turn (:meth:`queue_turn`) is written; raises
-        :class:`~cogmem.live.LiveWriteError` for a write that failed since the last flush."""
-        self.clients.live.flush()
-
-    _APPEND_TRIES = 8
-    """How often a live turn's write is planned again when another writer appended to its
-    conversation first (:class:`~cogmem.live.AppendConflict`)."""
-
-    def _append(
-        self, draft: Turn, source_id: str | None, pending: str | None = None
-    ) -> IngestSummary:
-        """Write one live turn after its conversation's last: ``draft`` (from
-        :func:`~cogmem.live.live_turn`) gets its index here, and ``source_id`` or
-        ``@<index>``. One append at a time per conversation in this process; across
-        processes, the write's transaction checks under the conversation's append lock
-        that nothing was appended since its plan, else plans again. A turn whose
-        ``source_id`` is written already is left as it is; ``pending``: its outbox entry,
-        deleted in the turn's transaction (or the write is abandoned when another writer
-        took it: an empty summary)."""
-        self.ensure_schema()
-        # the turn's vector depends only on its text: computed while the conversation is
-        # read and the turn's records are extracted
-        turn_text = speaker_text(draft.speaker, draft.text)
-        ahead = {turn_text: embed_ahead(self.embedder, turn_text, draft.speaker)}
-        with self.clients.live.appending(self.group, draft.conversation):
-            for attempt in range(self._APPEND_TRIES):
-                try:
-                    return self._append_after_tail(draft, source_id, ahead, pending)
-                except AppendConflict:
-                    if attempt == self._APPEND_TRIES - 1:
-                        raise
-                except TakenElsewhere:
-                    log.info("a stored live turn was written by another writer: skipped")
-                    return IngestSummary(group=self.group)
-        raise AssertionError("unreachable")  # the loop returns or raises
-
-    def _append_after_tail(
-        self,
-        draft: Turn,
-        source_id: str | None,
-        ahead: dict[str, Future[Any]],
-        pending: str | None = None,
-    ) -> IngestSummary:
-        outbox = self.clients.outbox
-        drop = [("live/drop_pending", {"key": pending, "owner": outbox.owner})] if pending else []
-        if source_id:  # sent before? then it stays as it is
-            tid = turn_id(self.group, draft.conversation, source_id)
-            rows = self.store.read("live/turn_records", turn_id=tid)
-            if rows:
-                if drop:  # written already, or never to be: another turn holds the id
-                    self.store.write_many(drop)
-                check_same_turn(source_id, draft, rows[0]["speaker"], rows[0]["text"])
-                return IngestSummary(
-                    group=self.group,
-                    turns=1,
-                    conversations=1,
-                    nodes=dict(Counter(rows[0]["types"])),
-                    turn_ids=[tid],
-                )
-        cid = conversation_id(self.group, draft.conversation)
-        (live,) = self.store.glance("ingest/live_context", group_id=self.group, conversation_id=cid)
-        tail = live["tail"][0] if live["tail"] else None
-        index = int(tail["idx"]) + 1 if tail else 0
-        turn = draft.model_copy(
-            update={"index": index, "source_id": source_id or generated_id(index)}
-        )
-        new_id = turn_id(self.group, turn.conversation, turn.source_id)
-        speakers = [turn.speaker]
-        if tail and tail["speaker"] and tail["speaker"] != turn.speaker:
-            speakers.append(tail["speaker"])
-        conv = Conversation(
-            id=turn.conversation, speakers=speakers, turns=[turn], source_format="live"
-        )
-        stored = live["conversation"][0] if live["conversation"] else None
-        unchanged = bool(
-            stored and stored["complete"] and turn.speaker in (stored["speakers"] or [])
-        )
-        ingestor = Ingestor(
-            self.store, self.embedder, self.extractor, self.group, cache=self._known_vectors
-        )
-        expected = [tail["id"]] if tail else []
-
-        def still_as_planned(rows: list[list[Row]]) -> None:
-            if drop and rows[2][0]["dropped"] != 1:  # first: no use planning it again
-                raise TakenElsewhere(f"outbox entry {pending}")
-            (state,) = rows[1]
-            if state["tail"] != expected or state["stored"]:
-                raise AppendConflict(f"conversation {turn.conversation!r} moved on")
-
-        guard = WriteGuard(
-            before=[
-                ("live/append_lock", {"conversation_id": cid, "group": self.group}),
-                ("live/append_state", {"conversation_id": cid, "turn_id": new_id}),
-                *drop,  # deleted in this transaction, if this writer still holds it
-            ],
-            check=still_as_planned,
-        )
-        return ingestor.append(
-            conv,
-            tail["id"] if tail else None,
-            live["persons"],
-            conversation_stored=unchanged,
-            ahead=ahead,
-            guard=guard,
-        )
+        return self.live.queue(turn, source_id, durable)
 
     # -- retrieval -------------------------------------------------------------------
-    def operators(self) -> Operators:
-        """The four retrieval operators, bound to this group."""
-        return Operators(self.store, self.group)
-
-    def controller(
-        self, weights: RankWeights | None = None, as_of: datetime | None = None
-    ) -> Controller:
-        ops = Operators(self.store, self.group, as_of)
-        return Controller(ops, self.embedder, self.router, weights)
-
     def retrieve(
         self, question: str, k: int = 10, dedupe: bool = True, as_of: AsOf = None
     ) -> Retrieval:
@@ -478,11 +265,11 @@ class Memory(Inspection):
         zone (repair: ``cogmem doctor --fix``)."""
         check_question(question)
         when = parse_as_of(as_of)
-        self.ensure_schema()
+        self.admin.ensure_schema()
         self.clients.live.settle(self.group)  # reads the turns queued before it
         try:
             with self.clients.search_slots:  # at most search_concurrency at once
-                return self.controller(as_of=when).run(question, k=k, dedupe=dedupe)
+                return self.inspect.controller(as_of=when).run(question, k=k, dedupe=dedupe)
         except Neo4jError as exc:
             raise self._local_times(exc) from exc
 
@@ -567,16 +354,16 @@ class Memory(Inspection):
         that order); ``options``: :class:`~cogmem.consolidate.ConsolidationSettings` fields,
         over the cosine thresholds of this memory's embedder. The embedder is loaded only
         when Facts are written; the LLM (if any) words them."""
-        config = ConsolidationSettings.for_embedder(self.embedder_identity()[0], **options)
+        config = ConsolidationSettings.for_embedder(self.clients.embedder_identity()[0], **options)
         chosen = tuple(jobs) if jobs is not None else JOBS
         unknown = sorted(set(chosen) - set(JOBS))
         if unknown:
             raise ValueError(f"unknown consolidation job(s): {', '.join(unknown)}")
-        self.ensure_schema()
+        self.admin.ensure_schema()
         self.clients.live.settle(self.group)
         try:
             return run_consolidation(
-                self.store,
+                self._store,
                 self.group,
                 self.embedder if not dry_run and "facts" in chosen else None,
                 config,
@@ -603,7 +390,7 @@ class Memory(Inspection):
         from cogmem.transfer import export_group
 
         self.clients.live.settle(self.group)
-        return export_group(self, embeddings=embeddings)
+        return export_group(self._transfer(), embeddings=embeddings)
 
     def import_(
         self, data: ExportFile | str | Path, reembed: bool = False, path: str | Path = "<export>"
@@ -614,9 +401,14 @@ class Memory(Inspection):
 
         if isinstance(data, str | Path):
             path, data = data, read_export(data)
-        return import_group(self, data, reembed=reembed, path=path)
+        return import_group(self._transfer(), data, reembed=reembed, path=path)
 
-    # -- inspection (and cogmem.inspection.Inspection's) ---------------------------------
+    def _transfer(self) -> _Transfer:
+        return _Transfer(
+            self.group, self.settings, self._store, self.embedder, self.admin.ensure_schema
+        )
+
+    # -- history -------------------------------------------------------------------------
     def history(self, person: str, about: str | None = None) -> list[Row]:
         """``person``'s opinions and plans over time, oldest first (only those ``about`` a
         person or thing, by its words, when given): each with ``valid_from`` (said),
@@ -627,7 +419,7 @@ class Memory(Inspection):
         if not person.strip():
             raise QuestionError("the person is empty: give a name, e.g. cogmem history Lena")
         self.clients.live.settle(self.group)
-        return self.store.read(
+        return self._store.read(
             "browser/person_history",
             group=self.group,
             person=person.strip(),
@@ -647,14 +439,14 @@ class Memory(Inspection):
         source ids (LoCoMo ``D1:3``) of ``conversation`` (its source id), or without one node
         ids or source ids that one conversation holds. Raises :class:`ForgetError` (nothing
         changed) for an id that names no turn. ``dry_run``: only say what would go."""
-        found = forgetting.resolve_turns(self.store, self.group, turns, conversation)
+        found = forgetting.resolve_turns(self._store, self.group, turns, conversation)
         return self._forget_turns("turns", found, dry_run, actor)
 
     def forget_conversation(
         self, conversation: str, *, dry_run: bool = False, actor: str | None = None
     ) -> ForgetSummary:
         """Forget a whole conversation (source id or node id) and what rests on it."""
-        _, found = forgetting.conversation_turns(self.store, self.group, conversation)
+        _, found = forgetting.conversation_turns(self._store, self.group, conversation)
         return self._forget_turns("conversation", found, dry_run, actor)
 
     def forget_span(
@@ -668,7 +460,7 @@ class Memory(Inspection):
     ) -> ForgetSummary:
         """Forget the turns said from ``start`` to ``end`` (ISO dates or times, both
         included; a date is its whole day), by ``speaker`` when given."""
-        found = forgetting.span_turns(self.store, self.group, start, end, speaker)
+        found = forgetting.span_turns(self._store, self.group, start, end, speaker)
         return self._forget_turns("span", found, dry_run, actor)
 
     def _forget_turns(
@@ -678,11 +470,11 @@ class Memory(Inspection):
         dry_run: bool,
         actor: str | None,
     ) -> ForgetSummary:
-        self.ensure_schema()
+        self.admin.ensure_schema()
         self.clients.live.settle(self.group)  # the turns queued before it are written first
-        config = ConsolidationSettings.for_embedder(self.embedder_identity()[0])
+        config = ConsolidationSettings.for_embedder(self.clients.embedder_identity()[0])
         summary = forgetting.forget(
-            self.store,
+            self._store,
             self.group,
             kind,
             found,
@@ -697,22 +489,18 @@ class Memory(Inspection):
             self._known_vectors.clear()  # no vector of a forgotten text stays in this process
         return summary
 
-    def forget_log(self) -> list[Row]:
-        """This group's forget audit entries: when, kind, how many turns/records, actor."""
-        return forgetting.audit_entries(self.store, self.group)
-
     def forget(self, batch: int = 5000) -> int:
         """Delete every node and relationship of this group; returns the nodes deleted."""
         total = 0
         self.clients.live.settle(self.group)  # no queued turn written after the delete
         self._known_vectors.clear()
-        self.store.write("live/drop_pending_group", group=self.group)
+        self._store.write("live/drop_pending_group", group=self.group)
         while True:
-            deleted = self.store.write("admin/forget_group", group=self.group, batch=batch)
+            deleted = self._store.write("admin/forget_group", group=self.group, batch=batch)
             n = int(deleted[0]["deleted"]) if deleted else 0
             total += n
             if n == 0:
-                self.store.write("admin/forget_group_vectors", group=self.group)
+                self._store.write("admin/forget_group_vectors", group=self.group)
                 return total
 
 

@@ -12,10 +12,10 @@ reads what was queued before it. Other processes see a turn once it is written.
 
 Durability: a queued turn is in this process's memory until its write commits. ``close()``
 and the end of the interpreter wait for the queue; a crash loses what was queued and not
-yet written (:meth:`~cogmem.api.Memory.turns` shows which were written: send the rest again)
+yet written (``mem.inspect.turns()`` shows which were written: send the rest again)
 — unless it was queued with ``durable=True``: then its raw turn is stored first, in an
 outbox entry (:func:`store_pending`) that the turn's own write deletes in its transaction,
-and :meth:`~cogmem.api.Memory.resume_pending` (a server at start, then every few seconds)
+and :meth:`Live.resume_pending` (a server at start, then every few seconds)
 writes what a crash left.
 
 Exactly once: every outbox entry names the writer that holds it (:class:`Outbox`, one per
@@ -43,16 +43,22 @@ import socket
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from neo4j.exceptions import DriverError
 
-from cogmem.models import Turn, check_time
-from cogmem.store import Store
+from cogmem.embed import Embedder
+from cogmem.extract import Extractor
+from cogmem.ingest.ids import conversation_id, turn_id
+from cogmem.ingest.ingestor import Ingestor, IngestSummary, KnownVectors, WriteGuard, embed_ahead
+from cogmem.ingest.rows import speaker_text
+from cogmem.models import Conversation, Turn, check_time
+from cogmem.store import Row, Store
 
 log = logging.getLogger(__name__)
 
@@ -408,11 +414,217 @@ class LiveQueue:
             executor.shutdown(wait=True)
 
 
+class LiveClients(Protocol):
+    """What :class:`Live` uses of a :class:`~cogmem.clients.Clients` (which imports this
+    module, so it is named by what it offers)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def live(self) -> LiveQueue: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def extractor(self) -> Extractor: ...
+
+
+class Live:
+    """Live writing of one group (:attr:`cogmem.api.Memory.live`): the writes behind
+    :meth:`~cogmem.api.Memory.add_turn` and :meth:`~cogmem.api.Memory.queue_turn`
+    (:meth:`add`, :meth:`queue`), and what a chat loop or a server does around them:
+    :meth:`flush`, :meth:`resume_pending`, :meth:`pending_groups`, :meth:`turn_records`."""
+
+    APPEND_TRIES = 8
+    """How often a live turn's write is planned again when another writer appended to its
+    conversation first (:class:`AppendConflict`)."""
+
+    def __init__(
+        self,
+        group: str,
+        clients: LiveClients,
+        ensure_schema: Callable[[], None],
+        known_vectors: KnownVectors,
+    ) -> None:
+        self.group = group
+        self.clients = clients
+        self._ensure_schema = ensure_schema
+        self._known_vectors = known_vectors
+
+    # -- what a chat loop or a server calls ------------------------------------------------
+    def flush(self) -> None:
+        """Wait until every queued live turn (``queue_turn``) is written; raises
+        :class:`LiveWriteError` for a write that failed since the last flush."""
+        self.clients.live.flush()
+
+    def resume_pending(self) -> int:
+        """Queue this group's live turns that were stored (``durable``) and that no live
+        writer holds (a process that stopped or was killed: its heartbeat older than
+        :data:`LEASE_S`), in the order they came; returns how many. Each is written once,
+        whichever processes resume at the same time."""
+        found = claim_pending(self.clients.store, self.group, self.clients.outbox)
+        for key, turn, source_id in found:
+            self._submit(turn, source_id, key)
+        return len(found)
+
+    def pending_groups(self) -> list[str]:
+        """The groups of the database with stored live turns not yet written (the outbox
+        of ``durable`` queueing): what a server resumes at start."""
+        return [str(r["group"]) for r in self.clients.store.read("live/pending_groups")]
+
+    def turn_records(self, turn_node_id: str) -> dict[str, int] | None:
+        """The records a stored turn evidences, by type; None when no such turn."""
+        rows = self.clients.store.read("live/turn_records", turn_id=turn_node_id)
+        return dict(Counter(rows[0]["types"])) if rows else None
+
+    # -- the writes ----------------------------------------------------------------------
+    def add(self, turn: Turn, source_id: str | None) -> IngestSummary:
+        """Write ``turn`` (from :func:`live_turn`; ``source_id`` checked by
+        :func:`check_client_id`) after the turns queued before it, and return once written."""
+        self.clients.live.settle(self.group)  # after the turns queued before it
+        return self._append(turn, source_id)
+
+    def queue(self, turn: Turn, source_id: str | None, durable: bool) -> Future[IngestSummary]:
+        """Queue ``turn`` for the writer thread; ``durable``: store it in an outbox entry
+        first (a turn written or queued already under ``source_id``: a done future)."""
+        pending: str | None = None
+        if durable:
+            self._ensure_schema()
+            tid = turn_id(self.group, turn.conversation, source_id) if source_id else None
+            found = store_pending(
+                self.clients.store, self.group, turn, source_id, tid, self.clients.outbox
+            )
+            if found.written or found.queued:
+                assert source_id is not None and tid is not None  # only an id finds a turn
+                check_same_turn(source_id, turn, found.speaker, found.text)
+                done: Future[IngestSummary] = Future()
+                done.set_result(IngestSummary(group=self.group, turns=1, turn_ids=[tid]))
+                return done
+            pending = found.key
+        return self._submit(turn, source_id, pending)
+
+    def _submit(
+        self, turn: Turn, source_id: str | None, pending: str | None
+    ) -> Future[IngestSummary]:
+        label = f"of {turn.speaker!r} in {turn.conversation!r} at {turn.at}"
+        return self.clients.live.submit(
+            self.group, label, lambda: self._append(turn, source_id, pending)
+        )
+
+    def _append(
+        self, draft: Turn, source_id: str | None, pending: str | None = None
+    ) -> IngestSummary:
+        """Write one live turn after its conversation's last: ``draft`` (from
+        :func:`live_turn`) gets its index here, and ``source_id`` or ``@<index>``. One
+        append at a time per conversation in this process; across processes, the write's
+        transaction checks under the conversation's append lock that nothing was appended
+        since its plan, else plans again. A turn whose ``source_id`` is written already is
+        left as it is; ``pending``: its outbox entry, deleted in the turn's transaction (or
+        the write is abandoned when another writer took it: an empty summary)."""
+        self._ensure_schema()
+        # the turn's vector depends only on its text: computed while the conversation is
+        # read and the turn's records are extracted
+        turn_text = speaker_text(draft.speaker, draft.text)
+        ahead = {turn_text: embed_ahead(self.clients.embedder, turn_text, draft.speaker)}
+        with self.clients.live.appending(self.group, draft.conversation):
+            for attempt in range(self.APPEND_TRIES):
+                try:
+                    return self._append_after_tail(draft, source_id, ahead, pending)
+                except AppendConflict:
+                    if attempt == self.APPEND_TRIES - 1:
+                        raise
+                except TakenElsewhere:
+                    log.info("a stored live turn was written by another writer: skipped")
+                    return IngestSummary(group=self.group)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _append_after_tail(
+        self,
+        draft: Turn,
+        source_id: str | None,
+        ahead: dict[str, Future[Any]],
+        pending: str | None = None,
+    ) -> IngestSummary:
+        store, outbox = self.clients.store, self.clients.outbox
+        drop = [("live/drop_pending", {"key": pending, "owner": outbox.owner})] if pending else []
+        if source_id:  # sent before? then it stays as it is
+            tid = turn_id(self.group, draft.conversation, source_id)
+            rows = store.read("live/turn_records", turn_id=tid)
+            if rows:
+                if drop:  # written already, or never to be: another turn holds the id
+                    store.write_many(drop)
+                check_same_turn(source_id, draft, rows[0]["speaker"], rows[0]["text"])
+                return IngestSummary(
+                    group=self.group,
+                    turns=1,
+                    conversations=1,
+                    nodes=dict(Counter(rows[0]["types"])),
+                    turn_ids=[tid],
+                )
+        cid = conversation_id(self.group, draft.conversation)
+        (live,) = store.glance("ingest/live_context", group_id=self.group, conversation_id=cid)
+        tail = live["tail"][0] if live["tail"] else None
+        index = int(tail["idx"]) + 1 if tail else 0
+        turn = draft.model_copy(
+            update={"index": index, "source_id": source_id or generated_id(index)}
+        )
+        new_id = turn_id(self.group, turn.conversation, turn.source_id)
+        speakers = [turn.speaker]
+        if tail and tail["speaker"] and tail["speaker"] != turn.speaker:
+            speakers.append(tail["speaker"])
+        conv = Conversation(
+            id=turn.conversation, speakers=speakers, turns=[turn], source_format="live"
+        )
+        stored = live["conversation"][0] if live["conversation"] else None
+        unchanged = bool(
+            stored and stored["complete"] and turn.speaker in (stored["speakers"] or [])
+        )
+        ingestor = Ingestor(
+            store,
+            self.clients.embedder,
+            self.clients.extractor,
+            self.group,
+            cache=self._known_vectors,
+        )
+        expected = [tail["id"]] if tail else []
+
+        def still_as_planned(rows: list[list[Row]]) -> None:
+            if drop and rows[2][0]["dropped"] != 1:  # first: no use planning it again
+                raise TakenElsewhere(f"outbox entry {pending}")
+            (state,) = rows[1]
+            if state["tail"] != expected or state["stored"]:
+                raise AppendConflict(f"conversation {turn.conversation!r} moved on")
+
+        guard = WriteGuard(
+            before=[
+                ("live/append_lock", {"conversation_id": cid, "group": self.group}),
+                ("live/append_state", {"conversation_id": cid, "turn_id": new_id}),
+                *drop,  # deleted in this transaction, if this writer still holds it
+            ],
+            check=still_as_planned,
+        )
+        return ingestor.append(
+            conv,
+            tail["id"] if tail else None,
+            live["persons"],
+            conversation_stored=unchanged,
+            ahead=ahead,
+            guard=guard,
+        )
+
+
 __all__ = [
     "GENERATED_PREFIX",
     "LEASE_S",
     "MAX_QUEUED",
     "AppendConflict",
+    "Live",
+    "LiveClients",
     "LiveQueue",
     "LiveWriteError",
     "Outbox",

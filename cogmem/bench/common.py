@@ -51,14 +51,14 @@ def _ram_gib() -> float | None:
 
 
 def with_search_cache(memory: Any, mode: str) -> Any:
-    """A Memory like ``memory`` (same driver, embedder, extractor and router) whose searches
-    read the group as ``mode`` says (``search_cache``: ``eager`` reads the process's copy
-    first, ``off`` asks Neo4j every time)."""
+    """A Memory like ``memory`` (same database, embedder, extractor and router; a driver of
+    its own, closed with it) whose searches read the group as ``mode`` says
+    (``search_cache``: ``eager`` reads the process's copy first, ``off`` asks Neo4j every
+    time)."""
     from cogmem.api import Memory
 
     return Memory(
         memory.settings.model_copy(update={"search_cache": mode}),
-        store=memory.store.with_settings(search_cache=mode),
         embedder=memory.embedder,
         extractor=memory.extractor,
         router=memory.router,
@@ -67,9 +67,9 @@ def with_search_cache(memory: Any, mode: str) -> Any:
 
 def neo4j_version(memory: Any) -> str | None:
     """The server's agent string ("Neo4j/5.26.x"), read from the driver's handshake
-    (:meth:`cogmem.api.Memory.server_agent`; None when it cannot be read)."""
+    (:meth:`cogmem.admin.Admin.server_agent`; None when it cannot be read)."""
     try:
-        agent = memory.server_agent()
+        agent = memory.admin.server_agent()
     except Exception:  # a benchmark must not fail over its description line
         return None
     return None if agent is None else str(agent)

@@ -59,7 +59,6 @@ def run_crowded(
     a group that already holds the conversation (kept as it is: no ingest, no delete)."""
     from cogmem.bench.locomo import EvidenceStats, load_questions, score
     from cogmem.ingest import read_file
-    from cogmem.ingest.ids import group_key
 
     convs = read_file(path, "locomo").conversations
     conv = next(c for c in convs if sample in (None, c.id))
@@ -73,7 +72,7 @@ def run_crowded(
     others = [f"bench-crowded-copy-{i}" for i in range(1, copies + 1)]
 
     def measure(groups: int) -> CrowdedPoint:
-        mem.await_indexes(seconds=600)
+        mem.admin.await_indexes(seconds=600)
         # the same pause both times: the server finishes the background work a bulk write
         # leaves (page flushes, index merges) before the timing starts
         time.sleep(SETTLE_SECONDS)
@@ -86,7 +85,7 @@ def run_crowded(
         latencies: list[float] = []
         rankings = []
         for q in questions:
-            controller = mem.controller()
+            controller = mem.inspect.controller()
             started = time.perf_counter()
             evidence = controller.run(q.question, k=10).evidence
             latencies.append(time.perf_counter() - started)
@@ -96,7 +95,7 @@ def run_crowded(
         cold_rankings = []
         for q in questions:  # after the warm ones: the server's caches are as warm
             started = time.perf_counter()
-            evidence = cold.controller().run(q.question, k=10).evidence
+            evidence = cold.inspect.controller().run(q.question, k=10).evidence
             cold_latencies.append(time.perf_counter() - started)
             cold_rankings.append((q, [e.turn_source_id for e in evidence if e.turn_source_id]))
         cs = score(cold_rankings)
@@ -105,7 +104,7 @@ def run_crowded(
             cold_p50_ms=round(1000 * percentile(cold_latencies, 50), 1),
             cold_p95_ms=round(1000 * percentile(cold_latencies, 95), 1),
             groups=groups,
-            nodes=groups * int(mem.counts()["nodes"]),
+            nodes=groups * int(mem.inspect.counts()["nodes"]),
             r10=round(s.recall[0][10], 1),
             mh_allhit10=round(s.all_hit.get(1, {}).get(10, 0.0), 1),
             p50_ms=round(1000 * percentile(latencies, 50), 1),
@@ -117,9 +116,7 @@ def run_crowded(
         alone = measure(1)
         log(f"alone: {alone}; copying into {copies} groups")
         for i, other in enumerate(others, 1):
-            mem.store.write(
-                "bench/copy_group", group=mem.group, copy=other, copy_key=group_key(other)
-            )
+            mem.admin.bench_copy(other)
             if i % 20 == 0:
                 log(f"  {i} copies…")
         crowded = measure(1 + copies)
@@ -129,6 +126,8 @@ def run_crowded(
             memory.for_group(other).forget()
         if group is None:
             mem.forget()
+        cold.close()
+        mem.close()
     return CrowdedReport(
         conversation=conv.id,
         questions=len(questions),

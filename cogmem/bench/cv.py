@@ -283,8 +283,8 @@ def ingested(memory: Memory, group: str, conv: Conversation, reuse: bool) -> tup
     """The group holding ``conv`` (its complete ingest kept when ``reuse``) and the seconds
     the ingest took (0 when kept)."""
     mem = memory.for_group(group)
-    if reuse and any(c["complete"] for c in mem.conversations()):
-        mem.ensure_schema()
+    if reuse and any(c["complete"] for c in mem.inspect.conversations()):
+        mem.admin.ensure_schema()
         return mem, 0.0
     mem.forget()
     log(f"ingesting {conv.id}: {len(conv.turns)} turns")
@@ -297,7 +297,7 @@ def run(args: argparse.Namespace, memory: Memory) -> dict[str, Any]:
     """Ingest, search every setting and the baselines, cross-validate; the results data."""
     grid = dict(args.axes) if args.axes else DEFAULT_GRID
     convs, evidence = load(args)
-    base = RankWeights.for_embedder(memory.embedder_identity()[0])
+    base = RankWeights.for_embedder(memory.admin.embedder_identity()[0])
     settings, current = with_current(settings_of(grid), base)
     weights = [weights_for(s, base) for s in settings]
     runs = Runs()
@@ -310,7 +310,7 @@ def run(args: argparse.Namespace, memory: Memory) -> dict[str, Any]:
     try:
         for conv, group in zip(convs, groups, strict=True):
             mem, seconds = ingested(memory, group, conv.conversation, args.reuse)
-            mem.await_indexes(seconds=600)
+            mem.admin.await_indexes(seconds=600)
             turns = len(conv.conversation.turns)
             ingest[conv.id] = {
                 "turns": turns,
@@ -319,7 +319,7 @@ def run(args: argparse.Namespace, memory: Memory) -> dict[str, Any]:
             }
             for i, w in enumerate(weights):
                 log(f"{conv.id}: {len(conv.questions)} questions, {label(settings[i])}")
-                controller = mem.controller(w)
+                controller = mem.inspect.controller(w)
                 ranked: Ranking = []
                 started = time.perf_counter()
                 for q in conv.questions:

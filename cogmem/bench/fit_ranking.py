@@ -105,12 +105,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def collect(memory: Memory, convs: list[Conv], prefix: str, turn_times: str) -> dict[str, Any]:
     """Every question's candidates and features, per conversation (groups must exist)."""
     out: dict[str, list[Asked]] = {}
-    config = SearchConfig.for_embedder(memory.embedder_identity()[0])
+    config = SearchConfig.for_embedder(memory.admin.embedder_identity()[0])
     for conv in convs:
         mem = memory.for_group(f"{prefix}{turn_times}-{conv.id}")
-        if not any(c["complete"] for c in mem.conversations()):
+        if not any(c["complete"] for c in mem.inspect.conversations()):
             raise SystemExit(f"{conv.id}: no ingested group; run cv5.py --keep first")
-        controller = mem.controller()
+        controller = mem.inspect.controller()
         controller.config = config  # today's ranking, whatever COGMEM_SEARCH_CONFIG says
         turns = conv.conversation.turns
         dated = [f"{short_date(t.at)} {t.speaker}: {t.full_text}".strip() for t in turns]
@@ -314,11 +314,11 @@ def check_search(
     """Each held-out conversation searched through ``Controller.run`` with its fold's
     configuration."""
     out: dict[str, Ranking] = {}
-    base = SearchConfig.for_embedder(memory.embedder_identity()[0])
+    base = SearchConfig.for_embedder(memory.admin.embedder_identity()[0])
     for conv, fold in zip(convs, folds, strict=True):
         model = LearnedRanking.model_validate(fold["model"])
         mem = memory.for_group(f"{args.prefix}{args.turn_times}-{conv.id}")
-        controller = mem.controller()
+        controller = mem.inspect.controller()
         controller.config = base.model_copy(update={"learned": model})
         ranked: Ranking = []
         for q in conv.questions:

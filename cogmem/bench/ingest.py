@@ -164,7 +164,7 @@ def run_queue_turn(
         future = mem.queue_turn(turn.speaker, turn.full_text, at=turn.at, conversation=conv.id)
         calls.append(time.perf_counter() - began)
         future.add_done_callback(lambda _f, b=began: written.append(time.perf_counter() - b))
-    mem.flush()
+    mem.live.flush()
     mem.forget()
     return calls, written
 
@@ -268,7 +268,7 @@ def run_ingest(
         wait += summary.write_wait_seconds
         extracted.update(summary.records)
         dropped += summary.dropped
-        first = mem.counts()
+        first = mem.inspect.counts()
         # tracemalloc slows allocation down severalfold, so the heap is traced during the
         # re-ingest (the same work) and the first ingest's throughput stays unbiased
         tracemalloc.start()
@@ -277,7 +277,7 @@ def run_ingest(
         reingest += time.perf_counter() - started
         peak = max(peak, tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
-        second = mem.counts()
+        second = mem.inspect.counts()
         checks.append(_check(mem, conv.id, len(conv.turns), conv.speakers, first, second))
         if cold is None and conv.turns:
             cold = run_cold_start(memory, f"{group_prefix}-{conv.id}", "What did they talk about?")
@@ -319,7 +319,7 @@ def _check(
     first: dict[str, Any],
     second: dict[str, Any],
 ) -> IngestCheck:
-    rows = mem.records()
+    rows = mem.inspect.records()
     by_type = Counter(r["type"] for r in rows)
     persons = {r["name"] for r in rows if r["type"] == "Person"}
     no_evidence = sum(1 for r in rows if not r["turn_texts"])

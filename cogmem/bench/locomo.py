@@ -193,7 +193,7 @@ def run_locomo(
             log(f"ingesting {conv.id}: {len(conv.turns)} turns")
             summary = mem.ingest_conversations([conv], fmt="locomo")
             ingest_seconds += summary.seconds
-        mem.await_indexes(seconds=600)
+        mem.admin.await_indexes(seconds=600)
         # the first search of a group in a process: timed apart. Through Neo4j alone
         # (search_cache auto), after which the process reads its copy of the group in the
         # background; the timed searches start once it holds the copy (search_cache off:

@@ -311,28 +311,28 @@ def run_scale(
         turns += grown_turns
         records = records_of(memory)
         log(f"size {size}: {records} records, {turns} turns; measuring {queries} queries")
-        memory.await_indexes(seconds=600)
+        memory.admin.await_indexes(seconds=600)
         clear_vector_caches()
         cold = _cold_searches(memory, queries, seed + 2 * size, cold_rounds)
         rounds = cold.pop("rounds")
         dense = _dense_traverse(memory, queries, random.Random(seed + 3 * size))
         clear_vector_caches()
         load_started = time.perf_counter()
-        persons = {p["name"]: p["id"] for p in memory.operators().persons()}
+        persons = {p["name"]: p["id"] for p in memory.inspect.operators().persons()}
         vectors_load_s = time.perf_counter() - load_started
         buckets: dict[str, list[float]] = {
             k: [] for k in ("anchor", "traverse", "intersect", "ground", "search")
         }
         warm = random.Random(seed + size)  # apart from rng: the timed questions stay the same
         for _ in range(WARM_UP):
-            memory.controller().run(
+            memory.inspect.controller().run(
                 warm.choice(QUESTIONS).format(
                     person=warm.choice(PEOPLE), other=warm.choice(PEOPLE), thing=warm.choice(THINGS)
                 ),
                 k=10,
             )
         for _ in range(queries):
-            ops = memory.operators()  # as a search does: its own view of the group
+            ops = memory.inspect.operators()  # as a search does: its own view of the group
             person, other = rng.sample([p for p in PEOPLE if p in persons] or PEOPLE, 2)
             question = rng.choice(QUESTIONS).format(
                 person=person, other=other, thing=rng.choice(THINGS)
@@ -345,7 +345,7 @@ def run_scale(
             timed(partial(ops.intersect, pair, qvec), buckets["intersect"])
             turn_ids = [t.id for t in anchor.turns[:30]]
             timed(partial(ops.ground, turn_ids, window=1, vector=qvec), buckets["ground"])
-            timed(partial(memory.controller().run, question, k=10), buckets["search"])
+            timed(partial(memory.inspect.controller().run, question, k=10), buckets["search"])
         # a live chat on the grown group: each turn is followed by a search, whose refresh
         # reads what the turn wrote (through the (group_id, vseq) indexes)
         live: dict[str, list[float]] = {"add_turn": [], "search_after_write": []}
@@ -355,7 +355,9 @@ def run_scale(
             said = f"{other} and I tried the {thing} again on day {n} of the live chat."
             timed(partial(memory.add_turn, person, said, conversation="live"), live["add_turn"])
             question = f"What did {person} try with {other}?"
-            timed(partial(memory.controller().run, question, k=10), live["search_after_write"])
+            timed(
+                partial(memory.inspect.controller().run, question, k=10), live["search_after_write"]
+            )
         buckets.update(live)
         buckets["cold_search"] = cold.pop("search")
         buckets["cold_search_as_of"] = cold.pop("search_as_of")
@@ -384,7 +386,7 @@ def run_scale(
                 cold_rounds=rounds,
             )
         )
-    plans = profile_plans(memory, memory.operators())
+    plans = profile_plans(memory, memory.inspect.operators())
     return ScaleReport(
         sizes=points,
         plans=plans,
@@ -402,8 +404,8 @@ def _cold_searches(memory: Memory, queries: int, seed: int, rounds: int = 1) -> 
     each part of them (:attr:`~cogmem.retrieval.controller.Retrieval.seconds`) under its
     name, and each round's p95 ms under ``rounds``."""
     cold = with_search_cache(memory, "off")
-    persons = [p["name"] for p in memory.operators().persons()] or PEOPLE
-    (span,) = memory.store.read("inspect/group_turn_span", group=memory.group)
+    persons = [p["name"] for p in memory.inspect.operators().persons()] or PEOPLE
+    span = memory.inspect.span()
     first, last = span["first_said"], span["last_said"]
     parts: dict[str, Any] = {"search": [], "search_as_of": []}
     per_round: list[dict[str, float]] = []
@@ -451,6 +453,7 @@ def _cold_searches(memory: Memory, queries: int, seed: int, rounds: int = 1) -> 
             }
         )
     parts["rounds"] = per_round
+    cold.close()
     return parts
 
 
@@ -460,34 +463,36 @@ def _dense_traverse(memory: Memory, queries: int, rng: random.Random) -> dict[st
     every neighbour scored (the shortcut off): mean ms of each and the share of the exact
     candidates the shortcut returns too."""
     from cogmem.retrieval import graph_source
-    from cogmem.retrieval.operators import Operators
 
-    cold = memory.store.with_settings(search_cache="off")
-    persons = {p["name"]: p["id"] for p in memory.operators().persons()}
+    persons = {p["name"]: p["id"] for p in memory.inspect.operators().persons()}
     if not persons:
         return {}
+    cold = with_search_cache(memory, "off")
     shortcut_s = exact_s = 0.0
     shared = total = 0
     threshold = graph_source.DENSE_DEGREE
-    for _ in range(queries):
-        person = rng.choice(sorted(persons))
-        question = rng.choice(QUESTIONS).format(
-            person=person, other=rng.choice(PEOPLE), thing=rng.choice(THINGS)
-        )
-        vec = memory.embedder.embed_query(question)
-        started = time.perf_counter()
-        fast = Operators(cold, memory.group).traverse([persons[person]], vec, depth=2)
-        shortcut_s += time.perf_counter() - started
-        graph_source.DENSE_DEGREE = 1 << 62
-        try:
+    try:
+        for _ in range(queries):
+            person = rng.choice(sorted(persons))
+            question = rng.choice(QUESTIONS).format(
+                person=person, other=rng.choice(PEOPLE), thing=rng.choice(THINGS)
+            )
+            vec = memory.embedder.embed_query(question)
             started = time.perf_counter()
-            exact = Operators(cold, memory.group).traverse([persons[person]], vec, depth=2)
-            exact_s += time.perf_counter() - started
-        finally:
-            graph_source.DENSE_DEGREE = threshold
-        want = {c.id for c in exact}
-        shared += len(want & {c.id for c in fast})
-        total += len(want)
+            fast = cold.inspect.operators().traverse([persons[person]], vec, depth=2)
+            shortcut_s += time.perf_counter() - started
+            graph_source.DENSE_DEGREE = 1 << 62
+            try:
+                started = time.perf_counter()
+                exact = cold.inspect.operators().traverse([persons[person]], vec, depth=2)
+                exact_s += time.perf_counter() - started
+            finally:
+                graph_source.DENSE_DEGREE = threshold
+            want = {c.id for c in exact}
+            shared += len(want & {c.id for c in fast})
+            total += len(want)
+    finally:
+        cold.close()
     return {
         "shortcut_ms": round(1000 * shortcut_s / queries, 1),
         "exact_ms": round(1000 * exact_s / queries, 1),
@@ -497,7 +502,7 @@ def _dense_traverse(memory: Memory, queries: int, rng: random.Random) -> dict[st
 
 def records_of(memory: Memory) -> int:
     """Memory records in the group."""
-    return int(memory.size()["records"])
+    return int(memory.inspect.size()["records"])
 
 
 def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
@@ -507,7 +512,7 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
     q = "When did Avery go to the pottery class?"
     qvec = memory.embedder.embed_query(q)
     turns = [t for t, _ in ops.vectors.top(qvec, turns=True, types=None, k=50)]
-    (state,) = memory.store.read("operators/vector_state", group=group)
+    (state,), _ = memory.admin.profile("operators/vector_state", group=group)
     vec = [float(x) for x in qvec]
     fulltext = lucene_query(group, ["avery", "pottery", "class"], ["search_text"])
     person = next(iter(p["id"] for p in ops.persons()), "")
@@ -527,6 +532,6 @@ def profile_plans(memory: Memory, ops: Operators) -> dict[str, str]:
     }
     out = {}
     for name, params in calls.items():
-        _, profile = memory.profile(name, **params)
+        _, profile = memory.admin.profile(name, **params)
         out[name] = plan_text(profile)
     return out

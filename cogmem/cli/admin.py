@@ -28,7 +28,7 @@ def init(
 ) -> None:
     """Create constraints and indexes (idempotent) and record the embedder in the graph."""
     with open_memory(ctx) as mem:
-        report = mem.init(vector_indexes=vector_indexes)
+        report = mem.admin.init(vector_indexes=vector_indexes)
     table = Table(title=f"Indexes (embedder {report.embedder}, {report.dimension} dimensions)")
     for col in ("name", "type", "on", "state"):
         table.add_column(col)
@@ -80,7 +80,7 @@ def reindex(
             console=err,
         ) as bar:
             task = bar.add_task(f"re-embedding with {model.name}", total=None)
-            report = mem.reindex(progress=lambda n: bar.advance(task, n))
+            report = mem.admin.reindex(progress=lambda n: bar.advance(task, n))
     out.print(
         f"Re-embedded {report.turns} turns and {report.records} records with "
         f"{report.embedder} ({report.dimension} dimensions)"

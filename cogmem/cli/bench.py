@@ -140,7 +140,7 @@ def locomo(
 
     settings = settings_from(ctx, neo4j_uri=uri)
     with bench_memory(settings) as mem:
-        mem.ensure_schema()
+        mem.admin.ensure_schema()
         result = run_locomo(
             mem,
             path,
@@ -197,7 +197,7 @@ def ingest(
 
     settings = settings_from(ctx, neo4j_uri=uri)
     with bench_memory(settings) as mem:
-        mem.ensure_schema()
+        mem.admin.ensure_schema()
         result = run_ingest(mem, path)
         info = machine_info(mem, mem.embedder.name, settings.neo4j_uri)
     text = f"# Ingest\n\n{machine_line(info)}\n\n`{command_line()}`\n\n" + markdown(result)
@@ -248,7 +248,7 @@ def scale(
         from cogmem.bench.crowded import crowded_markdown, run_crowded
 
         with Memory(settings_from(ctx, neo4j_uri=uri)) as memory:
-            memory.ensure_schema()
+            memory.admin.ensure_schema()
             crowd = run_crowded(memory, crowded, copies=copies, log=err.print)
             text = f"`{command_line()}`\n\n" + crowded_markdown(crowd)
             written = write_results(out, "scale_crowded", text, crowd.model_dump())
@@ -280,8 +280,8 @@ def scale(
     try:
         with scale_memory(settings) as mem:
             # a throwaway server records the hashing embedder; a named one keeps its own
-            recorded = mem.recorded_embedder() if uri is not None else None
-            mem.init(*(recorded or mem.embedder_identity()))
+            recorded = mem.admin.recorded_embedder() if uri is not None else None
+            mem.admin.init(*(recorded or mem.admin.embedder_identity()))
             result = run_scale(
                 mem,
                 wanted,

@@ -193,9 +193,9 @@ def close_matches(name: str, names: list[str], limit: int = 3) -> list[str]:
 
 def warn_if_empty(mem: Memory) -> None:
     """On stderr: the group holds nothing (unknown or empty), with the close names."""
-    if mem.size()["turns"] > 0:
+    if mem.inspect.size()["turns"] > 0:
         return
-    names = [str(row["group"]) for row in mem.groups() if row["turns"]]
+    names = [str(row["group"]) for row in mem.inspect.groups() if row["turns"]]
     near = close_matches(mem.group, names)
     hint = (
         f"; did you mean {', '.join(repr(n) for n in near)}?"

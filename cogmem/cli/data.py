@@ -75,7 +75,7 @@ def ingest(
             + (f", {len(result.skipped)} empty turn(s) skipped" if result.skipped else "")
         )
     with open_memory(ctx, group, llm) as mem:
-        before = mem.record_labels()
+        before = mem.inspect.record_labels()
         total = sum(len(c.turns) for c in result.conversations)
         with Progress(
             "[progress.description]{task.description}",
@@ -93,7 +93,7 @@ def ingest(
                 fmt=result.format,
             )
         summary.skipped_turns = len(result.skipped)
-        stored = mem.record_labels()
+        stored = mem.inspect.record_labels()
     # Count what the write stored, by stored label (persons merge by name, a KeyFact is
     # a :Fact): the extractor's own tally counts mentions, not nodes.
     summary.records = {
@@ -352,7 +352,7 @@ def forget(
         raise fail("--dry-run goes with --turn, --conversation or --from/--to")
     with open_memory(ctx, group) as mem:
         group = mem.group
-        before = mem.counts()
+        before = mem.inspect.counts()
         if before["nodes"] == 0:
             if as_json:
                 print_json({"group": group, "nodes": 0, "relationships": 0, "labels": {}})
@@ -526,7 +526,7 @@ def import_(
     data = read_export(path)
     with open_memory(ctx, group or data.group) as mem:
         if not reembed:  # before touching the database
-            check_vectors(data, *mem.embedder_identity(), path)
+            check_vectors(data, *mem.admin.embedder_identity(), path)
         summary = mem.import_(data, reembed=reembed, path=path)
     if as_json:
         print_json(summary.model_dump(mode="json"))

@@ -22,7 +22,7 @@ def _when(value: Any) -> str:
 def groups(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the groups in the database: turns, records, conversations, last ingest."""
     with open_memory(ctx) as mem:
-        rows = mem.groups()
+        rows = mem.inspect.groups()
     if as_json:
         print_json(
             [
@@ -62,7 +62,7 @@ def stats(ctx: typer.Context, group: GroupOpt = None, as_json: JsonOpt = False) 
     """One group at a glance: turns and the time they span, records by type,
     relationships by type, the last ingest."""
     with open_memory(ctx, group) as mem:
-        data = mem.stats()
+        data = mem.inspect.stats()
     if as_json:
         data["forgets"] = [
             {k: v.isoformat() if isinstance(v, datetime) else v for k, v in e.items()}
@@ -167,8 +167,8 @@ def doctor(
     root = ctx.find_root().obj
     chosen = group or (root.get("group") if isinstance(root, dict) else None)
     with open_memory(ctx, chosen) as mem:
-        found = mem.doctor(fix=fix, every_group=chosen is None)
-        left = mem.doctor(every_group=chosen is None) if fix and found else found
+        found = mem.admin.doctor(fix=fix, every_group=chosen is None)
+        left = mem.admin.doctor(every_group=chosen is None) if fix and found else found
     where = f"group '{chosen}'" if chosen else "every group"
     if as_json:
         print_json(

@@ -262,11 +262,9 @@ def token_create(
     as_json: PlainJsonOpt = False,
 ) -> None:
     """Create a token for one group; the secret is printed once and never stored."""
-    from cogmem.service.tokens import TokenStore
-
     group = group.strip()  # "  alice  " is group "alice", as the servers see it
     with open_memory(ctx, group) as mem:
-        created = TokenStore(mem.store).create(group, read_only=read_only, name=name)
+        created = mem.admin.tokens().create(group, read_only=read_only, name=name)
     if as_json:
         print_json({"token": created.secret, **created.grant.model_dump(mode="json")})
         return
@@ -282,10 +280,8 @@ def token_create(
 @friendly
 def token_list(ctx: typer.Context, group: GroupOpt = None, as_json: PlainJsonOpt = False) -> None:
     """The tokens (ids, groups, modes; never the secrets)."""
-    from cogmem.service.tokens import TokenStore
-
     with open_memory(ctx, group) as mem:
-        grants = TokenStore(mem.store).list(group)
+        grants = mem.admin.tokens().list(group)
     if as_json:
         print_json([g.model_dump(mode="json") for g in grants])
         return
@@ -310,10 +306,8 @@ def token_revoke(
     token_id: Annotated[str, typer.Argument(help="The token's id (from `token list`).")],
 ) -> None:
     """Revoke a token by its id (running servers stop accepting it within 1 s)."""
-    from cogmem.service.tokens import TokenStore
-
     with open_memory(ctx) as mem:
-        revoked = TokenStore(mem.store).revoke(token_id)
+        revoked = mem.admin.tokens().revoke(token_id)
     if not revoked:
         err.print(f"[bold red]error:[/] no token with id {escape(token_id)!r}")
         raise typer.Exit(1)

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from cogmem.api import ForgetSummary, Memory
 from cogmem.models import Evidence
 from cogmem.service.policy import ForgetIn
-from cogmem.service.tokens import Grant, TokenStore
+from cogmem.service.tokens import Grant
 from cogmem.store import StoreError, Unreachable
 
 log = logging.getLogger("cogmem.service")
@@ -130,7 +130,7 @@ class Service:
         self.memory = memory
         self.limits = limits or Limits()
         self.allow_forget = allow_forget
-        self.tokens = TokenStore(memory.store)
+        self.tokens = memory.admin.tokens()
         self._limiter: anyio.CapacityLimiter | None = None
         self._probes: anyio.CapacityLimiter | None = None
         self._answered = 0.0  # monotonic time of Neo4j's last answer
@@ -218,8 +218,7 @@ class Service:
         try:
             with anyio.fail_after(timeout):
                 await anyio.to_thread.run_sync(
-                    self.memory.store.glance,
-                    "meta/ping",
+                    self.memory.admin.probe,
                     limiter=self._probes,
                     abandon_on_cancel=True,
                 )
@@ -239,7 +238,7 @@ class Service:
         return self.for_group(group)
 
     def health(self) -> dict[str, Any]:
-        self.memory.ping()
+        self.memory.admin.ping()
         return {"status": "ok", "neo4j": self.memory.settings.neo4j_uri}
 
     # -- operations (blocking; run them through `call`) ------------------------------
@@ -281,7 +280,7 @@ class Service:
         summary = mem.add_turn(
             speaker=speaker, text=text, at=at, conversation=conversation, source_id=turn_id
         )
-        stored = mem.turn_records(summary.turn_ids[0]) if summary.turn_ids else None
+        stored = mem.live.turn_records(summary.turn_ids[0]) if summary.turn_ids else None
         return Remembered(
             group=mem.group,
             conversation=conversation,
@@ -297,9 +296,9 @@ class Service:
         process or another, is left to it, so no turn is written twice. Run before serving,
         so they keep their place in line, then every few seconds (:meth:`keep_resuming`)
         for what a writer killed just now leaves once its lease runs out."""
-        found = [str(r["group"]) for r in self.memory.store.read("live/pending_groups")]
+        found = self.memory.live.pending_groups()
         scope = [g for g in found if groups is None or g in groups]
-        resumed = sum(self.for_group(g).resume_pending() for g in scope)
+        resumed = sum(self.for_group(g).live.resume_pending() for g in scope)
         if resumed:
             log.info("resumed %d stored live turns of %d groups", resumed, len(scope))
         return resumed

@@ -75,7 +75,7 @@ class TokenStore:
     """
 
     def __init__(self, store: Store, cache_s: float = 1.0) -> None:
-        self.store = store
+        self._store = store
         self.cache_s = cache_s
         self._cache: dict[str, tuple[float, Grant]] = {}
         self._lock = threading.Lock()
@@ -87,7 +87,7 @@ class TokenStore:
             raise ValueError("a token needs a group")
         secret = PREFIX + secrets.token_urlsafe(32)
         hexdigest = digest(secret)
-        rows = self.store.write(
+        rows = self._store.write(
             "auth/create_token",
             key=f"token:{hexdigest}",
             token_id=hexdigest[:ID_LENGTH],
@@ -108,7 +108,7 @@ class TokenStore:
             if hit is not None and now - hit[0] < self.cache_s:
                 return hit[1]
         # one round trip, not retried: a Neo4j that is down is a quick 503, not 30 s
-        rows = self.store.glance("auth/find_token", key=f"token:{hexdigest}")
+        rows = self._store.glance("auth/find_token", key=f"token:{hexdigest}")
         if not rows or not hmac.compare_digest(str(rows[0]["token_id"]), hexdigest[:ID_LENGTH]):
             return None
         grant = _grant(rows[0])
@@ -119,10 +119,10 @@ class TokenStore:
         return grant
 
     def list(self, group: str | None = None) -> list[Grant]:
-        return [_grant(r) for r in self.store.read("auth/list_tokens", group=group)]
+        return [_grant(r) for r in self._store.read("auth/list_tokens", group=group)]
 
     def revoke(self, token_id: str) -> bool:
-        rows = self.store.write("auth/revoke_token", token_id=token_id)
+        rows = self._store.write("auth/revoke_token", token_id=token_id)
         with self._lock:
             self._cache = {k: v for k, v in self._cache.items() if not k.startswith(token_id)}
         return bool(rows and int(rows[0]["revoked"]))

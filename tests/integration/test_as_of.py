@@ -151,8 +151,8 @@ def test_a_scoped_question_leaves_nothing_behind(chats: dict[str, Memory]) -> No
     (it used to stay in May for every later question: LoCoMo dev conv-26 R@10 83 -> 63)."""
     mem = chats["lena_mateo.jsonl"]
     now_question = "What does Lena think of Jonas now?"
-    fresh = [e.turn_source_id for e in mem.controller().run(now_question).evidence]
-    reused = mem.controller()
+    fresh = [e.turn_source_id for e in mem.inspect.controller().run(now_question).evidence]
+    reused = mem.inspect.controller()
     scoped = reused.run("What did Lena think of Jonas in May?")
     assert scoped.as_of is not None and scoped.as_of.month == 5
     after = reused.run(now_question)
@@ -160,7 +160,7 @@ def test_a_scoped_question_leaves_nothing_behind(chats: dict[str, Memory]) -> No
     assert [e.turn_source_id for e in after.evidence] == fresh
     # a controller asked for a time keeps it: a scope narrows it for one question only
     march = parse_as_of("2024-03-01")
-    held = mem.controller(as_of=march)
+    held = mem.inspect.controller(as_of=march)
     held.run("What did Lena think of Jonas in January?")
     assert held.run(now_question).as_of == march
 

@@ -53,7 +53,7 @@ def _gone(settings: Settings, store: Store, groups: list[str]) -> None:
     mem = Memory(settings, store=store)
     for group in groups:
         assert group.startswith("bench-")
-        assert mem.for_group(group).counts()["nodes"] == 0
+        assert mem.for_group(group).inspect.counts()["nodes"] == 0
 
 
 def test_planted_small(settings: Settings, store: Store, tmp_path: Path) -> None:

@@ -201,7 +201,7 @@ def test_a_naive_add_turn_then_search_works(
             "Rita", "I fixed my bike at the Oak Street shop.", at=datetime(2024, 7, 10, 12, 2)
         )
         mem.add_turn("Sam", "Nice, when was that?", at=datetime(2024, 7, 10, 12, 5))
-        assert mem.doctor() == []  # nothing stored without a time zone
+        assert mem.admin.doctor() == []  # nothing stored without a time zone
         hits = mem.search("Where did Rita fix her bike?")
         assert hits and hits[0].turn_at is not None and hits[0].turn_at.utcoffset() is not None
         assert any("Oak Street" in (h.turn_text or "") for h in hits)

@@ -17,6 +17,7 @@ from cogmem.retrieval import graph_source
 from cogmem.retrieval.graph_source import GraphSource
 from cogmem.store import Store
 from tests.integration.test_cold_search import persons_step, potters, write_chat
+from tests.internals import store_of
 
 __all__ = ["potters"]  # the chat, ingested: test_cold_search's fixture
 
@@ -34,7 +35,7 @@ def first_session(neo4j_settings: Settings, store: Store, tmp_path: Path) -> Ite
     name = f"{tmp_path.name[-12:]}-then".lower().replace("_", "-")
     mem = Memory(neo4j_settings.model_copy(update={"group": name}), store=store)
     mem.ingest(write_chat(tmp_path / "then.jsonl", sessions=1))
-    mem.store.admin("meta/await_fulltext")  # Lucene lags a commit by moments
+    store_of(mem).admin("meta/await_fulltext")  # Lucene lags a commit by moments
     yield mem
     while store.write("admin/forget_group", group=name, batch=5000)[0]["deleted"]:
         pass
@@ -42,7 +43,7 @@ def first_session(neo4j_settings: Settings, store: Store, tmp_path: Path) -> Ite
 
 def _said_then(mem: Memory) -> dict[str, int]:
     """How many turns and records the group held at THEN, counted without a cap."""
-    (row,) = mem.store.read(
+    (row,) = store_of(mem).read(
         "operators/group_size", group=mem.group, cap=10**9, as_of=THEN, as_of_cap=10**9
     )
     return {"turns": int(row["turns_then"]), "records": int(row["records_then"])}
@@ -60,13 +61,13 @@ def test_word_rarity_as_of_a_time_is_that_of_the_group_then(
     """Lucene keeps the turns said by the end of the day; those of that day said after the
     time (all of the second session, at SAME_DAY) are counted apart and taken off."""
     words = ["greyhound", "pottery", "the", "class", "first"]
-    then = GraphSource(potters.store, potters.group, as_of=as_of).turn_idf(words)
-    only = GraphSource(first_session.store, first_session.group).turn_idf(words)
+    then = GraphSource(store_of(potters), potters.group, as_of=as_of).turn_idf(words)
+    only = GraphSource(store_of(first_session), first_session.group).turn_idf(words)
     assert then == pytest.approx(only)
     # the greyhound was not yet named then (the rarest word); it was by now
-    now = GraphSource(potters.store, potters.group).turn_idf(words)
+    now = GraphSource(store_of(potters), potters.group).turn_idf(words)
     assert then[0] > then[1] > 0.0 and now[0] < then[0]
-    before = GraphSource(potters.store, potters.group, as_of=datetime(2020, 1, 1, tzinfo=UTC))
+    before = GraphSource(store_of(potters), potters.group, as_of=datetime(2020, 1, 1, tzinfo=UTC))
     assert before.turn_idf(words) == [0.0] * len(words)
 
 
@@ -77,13 +78,13 @@ def test_an_early_time_in_a_large_group_asks_the_index_for_its_share_at_once(
     index is asked once, for that share (no small first ask that could not hold k of
     them), and gives the exact scan's rows."""
     vec = potters.embedder.embed_query("When did Noor sign up for the pottery class?")
-    expected = GraphSource(potters.store, potters.group, as_of=THEN).top(
+    expected = GraphSource(store_of(potters), potters.group, as_of=THEN).top(
         vec, turns=True, types=None, k=4
     )
     visible = _said_then(potters)["turns"]
     monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", visible)
     monkeypatch.setattr(graph_source, "AS_OF_EXACT_SCAN_NODES", 0)
-    cold = GraphSource(potters.store, potters.group, as_of=THEN)
+    cold = GraphSource(store_of(potters), potters.group, as_of=THEN)
     _pairs(cold.top(vec, turns=True, types=None, k=4), expected)
     assert cold.statements.count("operators/nearest_turns_indexed") == 1
     assert "operators/nearest_turns" not in cold.statements
@@ -98,19 +99,19 @@ def test_a_typed_search_as_of_a_time_reads_only_those_types_said_by_then(
     entities through (group_id, first_at)): few are scanned exactly, more ask the HNSW
     index for their share; the exact scan's rows either way."""
     vec = potters.embedder.embed_query("What does Noor think of the pottery class?")
-    expected = GraphSource(potters.store, potters.group, as_of=THEN).top(
+    expected = GraphSource(store_of(potters), potters.group, as_of=THEN).top(
         vec, turns=False, types=types, k=5
     )
     monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", _said_then(potters)["records"])
     monkeypatch.setattr(graph_source, "AS_OF_EXACT_SCAN_NODES", 0)
-    cold = GraphSource(potters.store, potters.group, as_of=THEN)
+    cold = GraphSource(store_of(potters), potters.group, as_of=THEN)
     _pairs(cold.top(vec, turns=False, types=types, k=5), expected)
     assert cold.statements[-2:] == [
         "operators/group_type_size",
         "operators/nearest_records_typed_as_of",
     ]
     monkeypatch.setattr(graph_source, "TYPED_EXACT_SCAN_NODES", 0)
-    asked = GraphSource(potters.store, potters.group, as_of=THEN)
+    asked = GraphSource(store_of(potters), potters.group, as_of=THEN)
     _pairs(asked.top(vec, turns=False, types=types, k=5), expected)
     assert "operators/nearest_records_indexed" in asked.statements
 
@@ -118,7 +119,7 @@ def test_a_typed_search_as_of_a_time_reads_only_those_types_said_by_then(
 def test_a_typed_count_as_of_a_time_counts_what_was_said_by_then(potters: Memory) -> None:
     counts = {}
     for as_of in (None, THEN, datetime(2020, 1, 1, tzinfo=UTC)):
-        (row,) = potters.store.read(
+        (row,) = store_of(potters).read(
             "operators/group_type_size",
             group=potters.group,
             types=["Person", "Event"],
@@ -138,7 +139,7 @@ def test_the_group_is_counted_for_the_kind_asked(potters: Memory) -> None:
     """A search's turn and record asks count the group apart (each waits on its own count):
     each kind's counts, now and then, are those of the count of both."""
     rows = {
-        kind: potters.store.read(
+        kind: store_of(potters).read(
             "operators/group_size",
             group=potters.group,
             kind=kind,
@@ -182,9 +183,9 @@ def test_lucene_as_of_a_time_gives_the_matches_of_now_said_by_then(
     statement what was said by the time: the best matches of now said by then, with the
     very BM25 scores of now."""
     words = ["pottery", "class", "noor", "greyhound", "kiln", "bikes", "tatra"]
-    now = GraphSource(potters.store, potters.group)
+    now = GraphSource(store_of(potters), potters.group)
     everything = now.lexical(words, turns=turns, types=types, k=500)
-    said = potters.store.read(  # what was said by then: a record's at, an entity's first_at
+    said = store_of(potters).read(  # what was said by then: a record's at, an entity's first_at
         "operators/nodes_by_id",
         group=potters.group,
         ids=[i for i, _ in everything],
@@ -194,7 +195,7 @@ def test_lucene_as_of_a_time_gives_the_matches_of_now_said_by_then(
     said_ids = {row["node"]["id"] for row in said}
     visible = [(i, s) for i, s in everything if i in said_ids]
     assert len(visible) >= 2 and len(everything) > len(visible)
-    cold = GraphSource(potters.store, potters.group, as_of=THEN)
+    cold = GraphSource(store_of(potters), potters.group, as_of=THEN)
     _pairs(cold.lexical(words, turns=turns, types=types, k=4), visible[:4])
 
 
@@ -207,7 +208,7 @@ def test_as_of_a_time_a_second_vector_scores_the_first_scans_nearest(
     wherever the pool holds them (here the pool holds all said by then). A small group
     scans for both vectors, as it does now."""
     first = potters.embedder.embed_query("Where does Agata teach ceramics?")
-    small = GraphSource(potters.store, potters.group, as_of=THEN)
+    small = GraphSource(store_of(potters), potters.group, as_of=THEN)
     ids = [i for i, _ in small.top(first, turns=True, types=None, k=3)]
     second = small.feedback(first, ids, 0.2)
     assert second is not None
@@ -221,7 +222,7 @@ def test_as_of_a_time_a_second_vector_scores_the_first_scans_nearest(
         assert f"operators/nearest_{kind}_among" not in small.statements
     monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", 0)  # the group counts as large
     monkeypatch.setattr(graph_source, "INDEX_FIRST_FETCH", graph_source.INDEX_FETCH_CAP)
-    large = GraphSource(potters.store, potters.group, as_of=THEN)
+    large = GraphSource(store_of(potters), potters.group, as_of=THEN)
     for turns in (True, False):
         kind = "turns" if turns else "records"
         for n, vec in enumerate((first, second)):
@@ -240,13 +241,13 @@ def test_as_of_an_early_time_a_dense_nodes_neighbours_are_scored(
     step = persons_step(potters)
     ids = [str(i) for i in step["ids"]]
     vec = potters.embedder.embed_query("What does Noor think of Tomasz?")
-    expected = GraphSource(potters.store, potters.group, as_of=THEN).traverse([step], 4, vec)
+    expected = GraphSource(store_of(potters), potters.group, as_of=THEN).traverse([step], 4, vec)
     assert expected
     monkeypatch.setattr(graph_source, "DENSE_DEGREE", 1)  # both persons count as dense
     monkeypatch.setattr(graph_source, "INDEX_FETCH_CAP", 10**9)
     monkeypatch.setattr(graph_source, "DENSE_FETCH_SHARE", 10**9)  # any ask is cheap
-    now = GraphSource(potters.store, potters.group)._dense([step], 4)
-    then_source = GraphSource(potters.store, potters.group, as_of=THEN)
+    now = GraphSource(store_of(potters), potters.group)._dense([step], 4)
+    then_source = GraphSource(store_of(potters), potters.group, as_of=THEN)
     then = then_source._dense([step], 4)
     sizes = then_source._sizes_of("records")
     grown = sizes["records"] / sizes["records_then"]
@@ -256,12 +257,12 @@ def test_as_of_an_early_time_a_dense_nodes_neighbours_are_scored(
     # an ask of now's size is cheap, one grown by then's share is not: scored instead
     degrees = {
         str(r["id"]): int(r["degree"])
-        for r in potters.store.read("operators/degrees", group=potters.group, ids=ids)
+        for r in store_of(potters).read("operators/degrees", group=potters.group, ids=ids)
     }
     monkeypatch.setattr(
         graph_source, "DENSE_FETCH_SHARE", max(f / degrees[i] for i, f in now.items()) * 1.01
     )
-    assert set(GraphSource(potters.store, potters.group)._dense([step], 4)) == set(now)
-    scored = GraphSource(potters.store, potters.group, as_of=THEN)
+    assert set(GraphSource(store_of(potters), potters.group)._dense([step], 4)) == set(now)
+    scored = GraphSource(store_of(potters), potters.group, as_of=THEN)
     assert scored.traverse([step], 4, vec) == expected
     assert "operators/traverse_hop_indexed" not in scored.statements

@@ -25,6 +25,7 @@ from cogmem.retrieval.vector_cache import clear_vector_caches, wait_for_warm_cac
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.server.schema import SCHEMA_VERSION
 from cogmem.store import Store
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -95,14 +96,14 @@ def write_chat(path: Path, sessions: int = len(SESSIONS)) -> Path:
 
 
 def _store(mem: Memory, mode: str) -> Store:
-    return mem.store.with_settings(search_cache=mode)
+    return store_of(mem).with_settings(search_cache=mode)
 
 
 @pytest.fixture
 def potters(neo4j_settings: Settings, store: Store, group: str, tmp_path: Path) -> Iterator[Memory]:
     mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
     mem.ingest(write_chat(tmp_path / "chat.jsonl"))
-    mem.store.admin("meta/await_fulltext")  # Lucene lags a commit by moments
+    store_of(mem).admin("meta/await_fulltext")  # Lucene lags a commit by moments
     clear_vector_caches()
     yield mem
     clear_vector_caches()
@@ -135,8 +136,8 @@ def _close_pairs(cold: list[tuple[str, float]], warm: list[tuple[str, float]]) -
 
 
 def test_a_fresh_init_creates_the_vector_indexes(potters: Memory) -> None:
-    potters.init()
-    names = {r["name"] for r in potters.store.admin("meta/vector_dimensions")}
+    potters.admin.init()
+    names = {r["name"] for r in store_of(potters).admin("meta/vector_dimensions")}
     assert {"memory_embedding", "turn_embedding", "claim_embedding"} <= names
 
 
@@ -292,7 +293,7 @@ def test_a_typed_search_of_a_large_group_scans_only_those_types(
     _, warm = _sources(potters)
     vec = potters.embedder.embed_query("What does Noor think of Tomasz?")
     counts: dict[str, int] = {}
-    for row in potters.store.read("inspect/record_labels", group=potters.group):
+    for row in store_of(potters).read("inspect/record_labels", group=potters.group):
         counts[row["label"]] = int(row["count"])
     rare = min((n, t) for t, n in counts.items() if t != "Person")[1]
     monkeypatch.setattr(graph_source, "EXACT_SCAN_NODES", counts[rare])
@@ -328,7 +329,7 @@ def test_a_claim_search_of_a_large_group_asks_the_claim_index(
     _close_pairs(cold.top(vec, turns=False, types=["Claim"], k=2), expected)
     assert "operators/nearest_claims_indexed" in cold.statements
     assert "operators/nearest_records_indexed" not in cold.statements
-    store = potters.store
+    store = store_of(potters)
     store.admin("meta/drop_vector_claim")
     try:
         older = Operators(_store(potters, "off"), potters.group).source
@@ -357,7 +358,7 @@ _OLD_FULLTEXT = (
 def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
     potters: Memory, neo4j_settings: Settings
 ) -> None:
-    store = potters.store
+    store = store_of(potters)
     store.admin("meta/drop_group_type_index")
     store.admin("meta/drop_group_type_at_index")
     store.admin("meta/drop_vector_claim")
@@ -370,7 +371,7 @@ def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
     store.write("meta/set_schema_version", version=1)
     try:
         fresh = Memory(neo4j_settings.model_copy(update={"group": potters.group}))
-        fresh.ensure_schema()
+        fresh.admin.ensure_schema()
         indexes = {row["name"]: row for row in store.admin("meta/show_indexes")}
         assert {"memory_group_type", "memory_group_type_at", "claim_embedding"} <= set(indexes)
         # the fulltext indexes made again with the day key, every node given its day
@@ -395,7 +396,7 @@ def test_opening_a_store_of_an_older_schema_adds_the_new_indexes(
 
 def persons_step(mem: Memory) -> dict[str, Any]:
     """One Traverse step from both persons of the chat, over their records' links."""
-    persons = {p["name"]: p["id"] for p in mem.operators().persons()}
+    persons = {p["name"]: p["id"] for p in mem.inspect.operators().persons()}
     return {
         "ids": [persons["Noor"], persons["Tomasz"]],
         "rel_types": ["PARTICIPATED_IN", "CLAIMS", "HAS_FACT", "LIKES", "TARGETS", "ABOUT"],
@@ -445,7 +446,7 @@ def test_the_group_clause_filters_without_scoring(potters: Memory, other_groups:
     """With look-alike groups in the index, a word's BM25 in the group is what Lucene gives
     the word alone: the required group clause adds nothing (scored, it would add its idf to
     every match, a constant that grows with the other groups' share)."""
-    store, group = potters.store, potters.group
+    store, group = store_of(potters), potters.group
     query = lucene_query(group, ["biscuit", "greyhound"], ["search_text"])
     scoped = store.read(
         "operators/fulltext_turns", group=group, query=query, k=10, fetch=10, vector=None

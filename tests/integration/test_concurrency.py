@@ -91,7 +91,7 @@ def test_two_ingests_and_searches_at_once_equal_sequential_runs(
     seq_a, seq_b = shared, shared.for_group(groups("seq-b"))
     seq_a.ingest(file_a, batch_size=4)
     seq_b.ingest(file_b, batch_size=4)
-    expected_a, expected_b = seq_a.counts(), seq_b.counts()
+    expected_a, expected_b = seq_a.inspect.counts(), seq_b.inspect.counts()
 
     # One ingest with a Memory (and driver) of its own, one sharing the session store, and
     # a searcher reading a third group while both write.
@@ -127,9 +127,11 @@ def test_two_ingests_and_searches_at_once_equal_sequential_runs(
 
     results = _run_threads({"ingests": ingests, "search": search})
     assert results["search"] >= 3
-    got_a = Memory(neo4j_settings.model_copy(update={"group": own.group}), store=store).counts()
+    got_a = Memory(
+        neo4j_settings.model_copy(update={"group": own.group}), store=store
+    ).inspect.counts()
     assert got_a == expected_a
-    assert par_b.counts() == expected_b
+    assert par_b.inspect.counts() == expected_b
     for g, n in ((own.group, 24), (par_b.group, 20)):
         turns = store.read("inspect/turns", group=g)
         assert len({(t["conversation_id"], t["source_id"]) for t in turns}) == len(turns) == n
@@ -144,7 +146,7 @@ def test_two_ingests_into_one_group_with_the_same_people_equal_sequential_runs(
     seq = Memory(neo4j_settings.model_copy(update={"group": groups("seq")}), store=store)
     seq.ingest(file_a, batch_size=2)
     seq.ingest(file_b, batch_size=2)
-    expected = seq.counts()
+    expected = seq.inspect.counts()
 
     par = seq.for_group(groups("par"))
     other = Memory(par.settings)  # a second driver, as a second worker process would have
@@ -157,7 +159,7 @@ def test_two_ingests_into_one_group_with_the_same_people_equal_sequential_runs(
         )
     finally:
         other.close()
-    assert par.counts() == expected
+    assert par.inspect.counts() == expected
 
     def persons(group: str) -> list[tuple[str, list[str]]]:
         rows = store.read("operators/entities", group=group)

@@ -21,6 +21,7 @@ from cogmem.extract import ExtractionContext
 from cogmem.ingest import Ingestor
 from cogmem.models import Conversation, ExtractedRecord, Extraction, RecordType, TimeRange, Turn
 from cogmem.store import Store
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -138,29 +139,29 @@ def mem(neo4j_settings: Settings, store: Store, group: str) -> Memory:
 
 
 def run(mem: Memory, embedder: Embedder, **kwargs: Any) -> ConsolidationReport:
-    return consolidate(mem.store, mem.group, embedder, **kwargs)
+    return consolidate(store_of(mem), mem.group, embedder, **kwargs)
 
 
 def consolidated_facts(mem: Memory) -> list[dict[str, Any]]:
-    return mem.store.read("consolidation/consolidated_facts", group_id=mem.group)
+    return store_of(mem).read("consolidation/consolidated_facts", group_id=mem.group)
 
 
 def claims(mem: Memory) -> dict[str, dict[str, Any]]:
-    rows = mem.store.read("consolidation/claim_candidates", group_id=mem.group)
+    rows = store_of(mem).read("consolidation/claim_candidates", group_id=mem.group)
     return {r["content"]: r for r in rows}
 
 
 def edges(mem: Memory, job: str) -> set[tuple[str, str, str]]:
-    rows = mem.store.read("consolidation/job_edges", group_id=mem.group, job=job)
+    rows = store_of(mem).read("consolidation/job_edges", group_id=mem.group, job=job)
     return {(r["src"], r["type"], r["dst"]) for r in rows}
 
 
 def link_rows(mem: Memory) -> list[dict[str, Any]]:
-    return mem.store.read("consolidation/job_edges", group_id=mem.group, job="link")
+    return store_of(mem).read("consolidation/job_edges", group_id=mem.group, job="link")
 
 
 def records_by_content(mem: Memory) -> dict[str, dict[str, Any]]:
-    rows = mem.store.read("inspect/records_with_turns", group=mem.group)
+    rows = store_of(mem).read("inspect/records_with_turns", group=mem.group)
     return {r["content"]: r for r in rows if r["content"]}
 
 
@@ -188,14 +189,14 @@ def test_three_hikes_in_twenty_days_make_one_fact(
     assert fact["content"] == "Alice repeatedly went hiking: 3 times between 2 and 20 June 2023"
     assert fact["time_start"] == JUNE_2
     assert fact["time_end"] == JUNE_2 + timedelta(days=19)  # the last hike's day ends
-    counts = mem.counts()
+    counts = mem.inspect.counts()
     assert counts["labels"]["Event"] == 3  # the episodes are kept
     assert counts["relationships"]["SUPPORTED_BY"] == 3
     row = records_by_content(mem)[fact["content"]]
     assert row["type"] == "Fact"
     assert len(row["turn_texts"]) == 3  # EVIDENCED_BY the three turns
     # HAS_FACT from Alice, ABOUT hiking, vector for search
-    ops = mem.operators()
+    ops = mem.inspect.operators()
     vec = embedder.embed_query(fact["content"])
     hits = ops.traverse([fact["id"]], vec, ("HAS_FACT", "ABOUT"), per_node=10)
     assert {(h.path[0][:-1], h.name) for h in hits} == {("HAS_FACT", "Alice"), ("ABOUT", "hiking")}
@@ -203,7 +204,7 @@ def test_three_hikes_in_twenty_days_make_one_fact(
     alice = next(h.id for h in hits if h.path[0].startswith("HAS_FACT"))
     back = [
         {"id": h.id, "vector": h.vector}
-        for h in mem.operators().traverse([alice], vec, ("HAS_FACT",), per_node=10)
+        for h in mem.inspect.operators().traverse([alice], vec, ("HAS_FACT",), per_node=10)
     ]
     assert [(h["id"], round(h["vector"], 3)) for h in back] == [(fact["id"], 1.0)]
 
@@ -232,7 +233,7 @@ def test_a_later_hike_extends_the_same_fact(mem: Memory, store: Store, embedder:
     assert after["time_start"] == before["time_start"]
     assert after["time_end"] == JUNE_2 + timedelta(days=26)
     assert "4 times between 2 and 27 June 2023" in after["content"]
-    assert mem.counts()["relationships"]["SUPPORTED_BY"] == 4
+    assert mem.inspect.counts()["relationships"]["SUPPORTED_BY"] == 4
 
 
 def test_a_bridging_hike_joins_two_facts(mem: Memory, store: Store, embedder: Embedder) -> None:
@@ -258,7 +259,7 @@ def test_facts_are_worded_by_the_llm_when_configured(
     ingest(store, embedder, mem.group, "c1", hikes("Alice", [0, 9, 18]))
     llm_server.reply("Alice goes hiking regularly, three times in June 2023.")
     with LLMClient(settings_for(llm_server)) as llm:
-        report = consolidate(mem.store, mem.group, embedder, llm=llm)
+        report = consolidate(store_of(mem), mem.group, embedder, llm=llm)
         assert report.facts_created == 1 and report.llm_fallbacks == 0
         [fact] = consolidated_facts(mem)
         assert fact["content"] == "Alice goes hiking regularly, three times in June 2023."
@@ -267,7 +268,7 @@ def test_facts_are_worded_by_the_llm_when_configured(
 
         ingest(store, embedder, mem.group, "c2", hikes("Alice", [25]))
         llm_server.fail(500).fail(500).fail(500)  # every attempt fails: the template is used
-        report = consolidate(mem.store, mem.group, embedder, llm=llm)
+        report = consolidate(store_of(mem), mem.group, embedder, llm=llm)
         assert report.facts_extended == 1 and report.llm_fallbacks == 1
     [fact] = consolidated_facts(mem)
     assert fact["content"].startswith("Alice repeatedly went hiking: 4 times")
@@ -297,7 +298,7 @@ def test_a_change_of_view_supersedes_the_older_claim(
     may, june = found["Alice thinks Bob is lazy"], found["Alice thinks Bob is hardworking"]
     assert (may["status"], june["status"]) == ("SUPERSEDED", "CURRENT")
     assert june["supersedes"] == [may["id"]] and may["supersedes"] == []
-    assert mem.counts()["labels"]["Claim"] == 2  # the original is kept
+    assert mem.inspect.counts()["labels"]["Claim"] == 2  # the original is kept
 
 
 COOK, KIDS = "Alice thinks Bob is a great cook", "Alice thinks Bob is patient with the kids"
@@ -345,7 +346,7 @@ def test_ingest_reconciles_claims_at_the_embedders_own_threshold(
     assert found[COOK]["status"] == ("SUPERSEDED" if name == "mpnet" else "CURRENT")
     # consolidate reads the suite's embedder and settles the pair at its number
     report = mem.consolidate(jobs=["claims"])
-    suites = ConsolidationSettings.for_embedder(mem.embedder_identity()[0]).claim_similarity
+    suites = ConsolidationSettings.for_embedder(mem.admin.embedder_identity()[0]).claim_similarity
     assert report.claims_by_status["SUPERSEDED"] == (1 if suites <= BETWEEN else 0)
 
 
@@ -523,10 +524,10 @@ def test_every_job_run_twice_is_a_no_op_the_second_time(
         assert first.changes == 0 and first.claims_by_status["SUPERSEDED"] == 1
     else:
         assert first.changes > 0
-    after_first = mem.counts()
+    after_first = mem.inspect.counts()
     second = run(mem, embedder, jobs=[job])
     assert second.changes == 0
-    assert mem.counts() == after_first
+    assert mem.inspect.counts() == after_first
     assert second.claims_by_status == first.claims_by_status
 
 
@@ -535,17 +536,17 @@ def test_all_jobs_twice_then_a_reingest(mem: Memory, store: Store, embedder: Emb
     first = run(mem, embedder)
     assert first.facts_created == 1 and first.causes_created == 2
     assert first.claims_by_status == {"CURRENT": 1, "SUPERSEDED": 1, "CONFLICTING": 2}
-    counts = mem.counts()
+    counts = mem.inspect.counts()
     statuses = {c: r["status"] for c, r in claims(mem).items()}
     assert run(mem, embedder).changes == 0
-    assert mem.counts() == counts
+    assert mem.inspect.counts() == counts
     assert {c: r["status"] for c, r in claims(mem).items()} == statuses
     # re-ingesting the same chat and consolidating again lands on the same graph
     ingest(store, embedder, mem.group, "c1", everything())
     again = run(mem, embedder)
     assert again.facts_created == again.facts_extended == again.supported_by_created == 0
     assert again.references_created == again.causes_created == 0
-    assert mem.counts() == counts
+    assert mem.inspect.counts() == counts
     assert {c: r["status"] for c, r in claims(mem).items()} == statuses
     assert run(mem, embedder).changes == 0
 
@@ -565,7 +566,7 @@ def test_dry_run_writes_nothing_and_reports_what_it_would_do(
     mem: Memory, store: Store, embedder: Embedder, neo4j_settings: Settings
 ) -> None:
     ingest(store, embedder, mem.group, "c1", everything())
-    before = mem.counts()
+    before = mem.inspect.counts()
     statuses = {c: r["status"] for c, r in claims(mem).items()}
     result = cli(neo4j_settings, "consolidate", "--group", mem.group, "--dry-run", "--json")
     would = json.loads(result.stdout)
@@ -575,13 +576,13 @@ def test_dry_run_writes_nothing_and_reports_what_it_would_do(
     assert sum(would["claims_changed"].values()) == 0
     assert would["claims_by_status"] == {"CURRENT": 1, "SUPERSEDED": 1, "CONFLICTING": 2}
     assert would["causes_created"] == 2 and would["references_created"] > 0
-    assert mem.counts() == before
+    assert mem.inspect.counts() == before
     assert {c: r["status"] for c, r in claims(mem).items()} == statuses
 
     done = json.loads(cli(neo4j_settings, "consolidate", "-g", mem.group, "--json").stdout)
     for key in ("facts_created", "supported_by_created", "claims_changed", "causes_created"):
         assert done[key] == would[key], key
-    assert mem.counts() != before
+    assert mem.inspect.counts() != before
 
     table = cli(neo4j_settings, "consolidate", "--group", mem.group).stdout
     assert "facts created" in table and "CAUSES edges created" in table
@@ -606,13 +607,13 @@ def test_only_the_given_group_is_touched(
     try:
         ingest(store, embedder, mem.group, "c1", everything())
         ingest(store, embedder, other.group, "c1", everything())
-        before = other.counts()
+        before = other.inspect.counts()
         statuses = {c: r["status"] for c, r in claims(other).items()}
         reconciled = edges(other, "reconcile")  # written by its own ingest
         assert len(reconciled) == 3
         report = run(mem, embedder)
         assert report.facts_created == 1
-        assert other.counts() == before
+        assert other.inspect.counts() == before
         assert consolidated_facts(other) == []
         assert {c: r["status"] for c, r in claims(other).items()} == statuses
         assert edges(other, "link") == set() and edges(other, "reconcile") == reconciled

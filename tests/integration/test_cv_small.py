@@ -164,4 +164,4 @@ def test_cv_small(neo4j_settings: Settings, store: Store, tmp_path: Path) -> Non
     assert "cogmem, cross-validated" in md and "rrf+date" in md and data["command"] in md
     after = Memory(neo4j_settings, store=store)  # main closed the one it was given
     for cid in convs:  # the throwaway groups are gone
-        assert after.for_group(f"{PREFIX}own-{cid}").counts()["nodes"] == 0
+        assert after.for_group(f"{PREFIX}own-{cid}").inspect.counts()["nodes"] == 0

@@ -64,8 +64,8 @@ def forget(store: Store, *groups: str) -> None:
 def snapshot(settings: Settings, store: Store, group: str) -> dict[str, Any]:
     """What a group holds, free of its name: turns in order, records, counts."""
     with Memory(settings.model_copy(update={"group": group}), store=store) as mem:
-        turns = [(t["source_id"], t["speaker"], t["text"], t["idx"]) for t in mem.turns()]
-        records = Counter((r["type"], r["content"]) for r in mem.records())
+        turns = [(t["source_id"], t["speaker"], t["text"], t["idx"]) for t in mem.inspect.turns()]
+        records = Counter((r["type"], r["content"]) for r in mem.inspect.records())
     (counts,) = store.read("admin/count_group", group=group)
     return {
         "turns": turns,

@@ -18,6 +18,7 @@ from cogmem.config import Settings, load_settings
 from cogmem.llm import LLMStats
 from cogmem.server import local as localserver
 from cogmem.store import Store, Unreachable
+from tests.internals import store_of
 from tests.llm_server import ScriptedLLMServer, settings_for
 
 pytestmark = pytest.mark.integration
@@ -89,7 +90,7 @@ def test_kill_during_ingest_then_rerun_completes_it(
     path = write(tmp_path, conversation(12))
     with Memory(settings.model_copy(update={"group": "clean"})) as clean:
         clean.ingest(path, batch_size=3)
-        expected = clean.counts()
+        expected = clean.inspect.counts()
     assert expected["labels"]["Turn"] == 12
 
     # A driver that gives up after 2 s instead of the production 30 s of retries: the
@@ -112,15 +113,15 @@ def test_kill_during_ingest_then_rerun_completes_it(
         assert batches == [3]
         assert localserver.running_state(own_server["inst"]) is None
         own_server["start"]()  # crash recovery on restart
-        conversations = mem.store.read("inspect/conversations", group="killed")
+        conversations = store_of(mem).read("inspect/conversations", group="killed")
         assert [c["complete"] for c in conversations] == [False]
-        partial = mem.counts()
+        partial = mem.inspect.counts()
         assert 3 <= partial["labels"]["Turn"] < 12  # the first batch survived the kill
         mem.ingest(path, batch_size=3)
-        assert mem.counts() == expected
-        conversations = mem.store.read("inspect/conversations", group="killed")
+        assert mem.inspect.counts() == expected
+        conversations = store_of(mem).read("inspect/conversations", group="killed")
         assert [c["complete"] for c in conversations] == [True]
-        texts = [t["text"] for t in mem.store.read("inspect/turns", group="killed")]
+        texts = [t["text"] for t in store_of(mem).read("inspect/turns", group="killed")]
         assert len(texts) == len(set(texts)) == 12  # nothing lost, nothing doubled
     finally:
         store.close()
@@ -245,7 +246,7 @@ def test_llm_failures_are_retried_then_fall_back_and_are_counted(
     first = "I went to a pottery class yesterday and loved it. (note 0)"
     from_heuristic = [r for r in rows if first in r["turn_texts"] and r["type"] == "Event"]
     assert from_heuristic, "the failed turn was extracted by the heuristic fallback"
-    assert mem.counts()["labels"]["Turn"] == 4
+    assert mem.inspect.counts()["labels"]["Turn"] == 4
 
 
 # -- the read every search starts with -------------------------------------------------

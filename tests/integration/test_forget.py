@@ -264,7 +264,7 @@ def _check(
     try:
         ingest(mem)
         mem.consolidate()
-        before = mem.stats()["turns"]
+        before = mem.inspect.stats()["turns"]
         with caplog.at_level(logging.DEBUG):
             summary = forget(mem)
         logged = [r.getMessage() for r in caplog.records]
@@ -272,8 +272,8 @@ def _check(
         # the chats are written so that no turn is read in the light of another: then, and
         # only then, a forget equals never ingesting (cogmem.forget extracts nothing again)
         assert summary.stale == []
-        assert mem.stats()["turns"] == before - len(summary.turns)
-        (entry,) = mem.forget_log()
+        assert mem.inspect.stats()["turns"] == before - len(summary.turns)
+        (entry,) = mem.inspect.forget_log()
         assert entry["kind"] == kind and entry["turns"] == len(summary.turns)
         assert entry["records"] == summary.record_count and entry["actor"] == "tester"
         _texts_absent(mem, texts, logged)
@@ -413,40 +413,40 @@ def chat(base: Memory) -> Iterator[Memory]:
 
 
 def _claims(mem: Memory) -> dict[str, str]:
-    return {r["content"]: r["status"] for r in mem.records() if r.get("type") == "Claim"}
+    return {r["content"]: r["status"] for r in mem.inspect.records() if r.get("type") == "Claim"}
 
 
 def test_a_superseded_claim_is_current_again(chat: Memory) -> None:
-    before = {r["id"]: r for r in chat.records() if r.get("type") == "Claim"}
+    before = {r["id"]: r for r in chat.inspect.records() if r.get("type") == "Claim"}
     superseded = [r for r in before.values() if r.get("status") == "SUPERSEDED"]
     assert superseded, "the chat changes Tariq's view of Bruno"
     chat.forget_turns(["f06", "f10"], "ines-and-tariq")
-    after = {r["id"]: r for r in chat.records() if r.get("type") == "Claim"}
+    after = {r["id"]: r for r in chat.inspect.records() if r.get("type") == "Claim"}
     assert all(after[r["id"]]["status"] == "CURRENT" for r in superseded if r["id"] in after)
 
 
 def test_facts_fall_below_their_rule(chat: Memory) -> None:
-    facts = chat.facts()
+    facts = chat.inspect.facts()
     assert facts and all(len(f["event_ids"]) == 4 for f in facts), "four bouldering evenings"
     summary = chat.forget_turns(["f05"], "ines-and-tariq")
     assert summary.facts_removed == len(facts) == summary.facts_made
     assert summary.stale == []  # no turn of this chat was read in the light of f05
-    after = chat.facts()
+    after = chat.inspect.facts()
     assert {f["id"] for f in after} == {f["id"] for f in facts}  # the same clusters
     assert all(len(f["event_ids"]) == 3 and "3 times" in f["content"] for f in after)
     chat.forget_turns(["f09"], "ines-and-tariq")
-    assert chat.facts() == []  # two occasions left: below min_events
+    assert chat.inspect.facts() == []  # two occasions left: below min_events
 
 
 def test_turns_by_node_id_and_across_conversations(chat: Memory, tmp_path: Path) -> None:
     slice_path = tmp_path / "slice.json"
     slice_path.write_text(json.dumps(locomo_doc()))
     chat.ingest(slice_path)
-    turns = {t["source_id"]: t["id"] for t in chat.turns()}
+    turns = {t["source_id"]: t["id"] for t in chat.inspect.turns()}
     summary = chat.forget_turns([turns["f03"], "D2:1"])  # a node id; a source id held once
     assert sorted(t.source_id for t in summary.turns) == ["D2:1", "f03"]
     assert {t.conversation for t in summary.turns} == {"ines-and-tariq", "forget-slice"}
-    left = {t["source_id"] for t in chat.turns()}
+    left = {t["source_id"] for t in chat.inspect.turns()}
     assert "f03" not in left and "D2:1" not in left and len(left) == len(turns) - 2
 
 
@@ -479,14 +479,14 @@ def test_a_dry_run_changes_nothing(chat: Memory) -> None:
     before = _normalise(chat)
     summary = chat.forget_conversation("ines-and-tariq", dry_run=True)
     assert summary.dry_run and len(summary.turns) == len(LINES) and summary.record_count > 0
-    assert summary.audit_id is None and chat.forget_log() == []
+    assert summary.audit_id is None and chat.inspect.forget_log() == []
     assert _normalise(chat) == before
 
 
 def test_a_whole_conversation_goes(chat: Memory) -> None:
     summary = chat.forget_conversation("ines-and-tariq", actor="tester")
     assert summary.conversations_removed == 1 and len(summary.turns) == len(LINES)
-    stats = chat.stats()
+    stats = chat.inspect.stats()
     assert stats["nodes"] == 0 and stats["turns"] == 0
     assert [e["kind"] for e in stats["forgets"]] == ["conversation"]
 
@@ -503,7 +503,7 @@ def test_refusals_change_nothing(chat: Memory) -> None:
         chat.forget_span("2020-01-01", "2020-01-02")
     with pytest.raises(ForgetError, match=r"ends .* before it starts"):
         chat.forget_span("2024-03-10", "2024-03-01")
-    assert _normalise(chat) == before and chat.forget_log() == []
+    assert _normalise(chat) == before and chat.inspect.forget_log() == []
 
 
 def test_a_correction_is_a_forget_and_a_new_turn(chat: Memory) -> None:
@@ -512,7 +512,7 @@ def test_a_correction_is_a_forget_and_a_new_turn(chat: Memory) -> None:
         "Ines", "I need to renew my passport before the trip to Seville in June.",
         conversation="ines-and-tariq", source_id="f07b",
     )  # fmt: skip
-    texts = [t["text"] for t in chat.turns()]
+    texts = [t["text"] for t in chat.inspect.turns()]
     assert not any("Lisbon in June" in t for t in texts)
     hits = chat.search("Where is Ines travelling in June?", k=5)
     assert any("Seville" in (h.turn_text or "") for h in hits)
@@ -526,7 +526,7 @@ def test_export_and_import_carry_the_audit(chat: Memory, base: Memory) -> None:
     other = base.for_group(f"test-forget-{uuid.uuid4().hex[:8]}")
     try:
         other.import_(data)
-        assert [e["kind"] for e in other.forget_log()] == ["turns"]
+        assert [e["kind"] for e in other.inspect.forget_log()] == ["turns"]
     finally:
         _wipe(other)
 

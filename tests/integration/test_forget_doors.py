@@ -76,7 +76,7 @@ def snapshot(mem: Memory) -> tuple[str, list[Any]]:
         json.dumps([r.src, r.type, r.dst, r.properties], default=str, sort_keys=True)
         for r in data.relationships
     )
-    return json.dumps([nodes, rels]), mem.forget_log()
+    return json.dumps([nodes, rels]), mem.inspect.forget_log()
 
 
 def upload(base: str, group: str, token: str) -> None:
@@ -191,7 +191,7 @@ def test_forgotten_text_survives_nowhere(
     for text in texts:
         assert not [line for line in logged if text.lower() in line], text
     # the audit entries: counts and the token (its id and name), never its secret
-    audit = mem.forget_log()
+    audit = mem.inspect.forget_log()
     assert [(e["kind"], e["turns"]) for e in audit] == [("turns", 1), ("span", 1)]
     grant = served["grants"]["a"]
     for e in audit:
@@ -331,10 +331,10 @@ def test_http_refusals_change_nothing(served: dict[str, Any]) -> None:
     gone = call("DELETE", conv, t["r"])
     assert gone.status_code == 200, gone.text
     assert len(gone.json()["turns"]) == len(LINES) and gone.json()["conversations_removed"] == 1
-    assert mem.turns() == []
+    assert mem.inspect.turns() == []
     again = call("DELETE", conv, t["r"])
     assert again.status_code == 404 and "no conversation" in again.json()["detail"]
-    assert [e["kind"] for e in mem.forget_log()] == ["conversation"]
+    assert [e["kind"] for e in mem.inspect.forget_log()] == ["conversation"]
 
 
 def test_forgetting_is_off_unless_the_server_allows_it(
@@ -417,8 +417,8 @@ def test_mcp_forget_tool(neo4j_settings: Settings, group: str) -> None:
         result = done["results"][0]
         assert not result.is_error, result.content
         assert [t["source_id"] for t in result.structured_content["turns"]] == ["f04"]
-        assert "f04" not in {t["source_id"] for t in g.turns()}
-        (entry,) = g.forget_log()
+        assert "f04" not in {t["source_id"] for t in g.inspect.turns()}
+        (entry,) = g.inspect.forget_log()
         assert entry["actor"] == "token abc123def456 (mcp-test)" and entry["turns"] == 1
     finally:
         mem.close()

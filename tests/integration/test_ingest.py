@@ -20,6 +20,7 @@ from cogmem.ingest import Ingestor, ReaderError, read_file
 from cogmem.ingest.ingestor import Embedded, KnownVectors
 from cogmem.models import Conversation, Turn
 from cogmem.store import Store
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -91,7 +92,7 @@ def write(tmp_path: Path, data: object, name: str = "conv.json") -> Path:
 
 
 def memory_rows(mem: Memory) -> list[dict]:
-    return mem.store.read("inspect/records_with_turns", group=mem.group)
+    return store_of(mem).read("inspect/records_with_turns", group=mem.group)
 
 
 def test_ingest_builds_a_provenance_graph(mem: Memory, tmp_path: Path) -> None:
@@ -99,14 +100,14 @@ def test_ingest_builds_a_provenance_graph(mem: Memory, tmp_path: Path) -> None:
     assert summary.format == "locomo"
     assert summary.turns == 8
     assert summary.dropped == 0
-    counts = mem.counts()
+    counts = mem.inspect.counts()
     assert counts["labels"]["Turn"] == 8
     assert counts["labels"]["Session"] == 2
     assert counts["labels"]["Conversation"] == 1
     assert counts["relationships"]["NEXT"] == 7
     for label in ("Person", "Event", "Fact", "Claim", "Decision", "Todo", "Reminder", "Insight"):
         assert counts["labels"].get(label, 0) > 0, label
-    persons = {r["name"] for r in mem.store.read("operators/entities", group=mem.group)}
+    persons = {r["name"] for r in store_of(mem).read("operators/entities", group=mem.group)}
     assert {"Melanie", "Caroline"} <= persons
     rows = memory_rows(mem)
     assert rows, "no records"
@@ -118,7 +119,7 @@ def test_ingest_builds_a_provenance_graph(mem: Memory, tmp_path: Path) -> None:
 
 def test_turns_keep_text_speaker_time_and_source_id(mem: Memory, tmp_path: Path) -> None:
     mem.ingest(write(tmp_path, [locomo_sample()]))
-    turns = {t["source_id"]: t for t in mem.store.read("inspect/turns", group=mem.group)}
+    turns = {t["source_id"]: t for t in store_of(mem).read("inspect/turns", group=mem.group)}
     assert turns["D2:2"]["text"] == HOSTILE  # stored verbatim, harmless
     assert turns["D2:4"]["text"] == "Ünïcødé ✓ 日本語 — “quotes”"
     assert turns["D1:3"]["caption"] == "a photo of a blue kitchen"
@@ -127,7 +128,7 @@ def test_turns_keep_text_speaker_time_and_source_id(mem: Memory, tmp_path: Path)
     assert turns["D1:1"]["at"] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     assert turns["D2:1"]["at"] == datetime(2023, 5, 20, 10, 0, tzinfo=UTC)
     # the hostile text did not run: no node ever got an x property
-    assert "x" not in mem.store.read("inspect/property_keys")[0]["keys"]
+    assert "x" not in store_of(mem).read("inspect/property_keys")[0]["keys"]
 
 
 def test_relative_dates_are_resolved_against_the_turn(mem: Memory, tmp_path: Path) -> None:
@@ -141,7 +142,7 @@ def test_relative_dates_are_resolved_against_the_turn(mem: Memory, tmp_path: Pat
 
 def test_alias_and_claims_keep_their_speaker(mem: Memory, tmp_path: Path) -> None:
     mem.ingest(write(tmp_path, [locomo_sample()]))
-    persons = {r["name"]: r for r in mem.store.read("operators/entities", group=mem.group)}
+    persons = {r["name"]: r for r in store_of(mem).read("operators/entities", group=mem.group)}
     assert "Mel" not in persons  # "Thanks, Mel!" resolved to Melanie
     assert "Mel" in persons["Melanie"]["aliases"]
     claims = [r for r in memory_rows(mem) if r["type"] == "Claim"]
@@ -154,9 +155,9 @@ def test_alias_and_claims_keep_their_speaker(mem: Memory, tmp_path: Path) -> Non
 def test_reingest_changes_nothing(mem: Memory, tmp_path: Path) -> None:
     path = write(tmp_path, [locomo_sample()])
     mem.ingest(path)
-    first = mem.counts()
+    first = mem.inspect.counts()
     mem.ingest(path)
-    assert mem.counts() == first
+    assert mem.inspect.counts() == first
 
 
 def test_a_name_learned_late_is_found_early_and_reingest_still_changes_nothing(
@@ -180,7 +181,7 @@ def test_a_name_learned_late_is_found_early_and_reingest_still_changes_nothing(
         encoding="utf-8",
     )
     mem.ingest(path)
-    first = mem.counts()
+    first = mem.inspect.counts()
     max_turns = {
         turn
         for r in memory_rows(mem)
@@ -189,7 +190,7 @@ def test_a_name_learned_late_is_found_early_and_reingest_still_changes_nothing(
     }
     assert any(t.startswith("Max and Daisy") for t in max_turns)
     mem.ingest(path)
-    assert mem.counts() == first
+    assert mem.inspect.counts() == first
 
 
 def test_interrupted_ingest_is_completed_by_a_rerun(
@@ -199,7 +200,7 @@ def test_interrupted_ingest_is_completed_by_a_rerun(
     clean = mem.for_group(mem.group + "-clean")
     try:
         clean.ingest(path)
-        expected = clean.counts()
+        expected = clean.inspect.counts()
     finally:
         clean.forget()
 
@@ -220,14 +221,14 @@ def test_interrupted_ingest_is_completed_by_a_rerun(
             ingestor.ingest(conversations)
     finally:
         store.transaction = original  # type: ignore[method-assign]
-    complete = mem.store.read("inspect/conversations", group=mem.group)
+    complete = store_of(mem).read("inspect/conversations", group=mem.group)
     assert [c["complete"] for c in complete] == [False]
-    assert mem.counts() != expected
+    assert mem.inspect.counts() != expected
     mem.ingest(path)
-    assert mem.counts() == expected
-    assert [c["complete"] for c in mem.store.read("inspect/conversations", group=mem.group)] == [
-        True
-    ]
+    assert mem.inspect.counts() == expected
+    assert [
+        c["complete"] for c in store_of(mem).read("inspect/conversations", group=mem.group)
+    ] == [True]
 
 
 def test_malformed_file_writes_nothing(mem: Memory, tmp_path: Path) -> None:
@@ -238,7 +239,7 @@ def test_malformed_file_writes_nothing(mem: Memory, tmp_path: Path) -> None:
     with pytest.raises(ReaderError) as info:
         mem.ingest(write(tmp_path, bad))
     assert "conv.json" in str(info.value)
-    assert mem.counts()["nodes"] == 0
+    assert mem.inspect.counts()["nodes"] == 0
 
 
 def test_jsonl_huge_and_empty_turns(mem: Memory, tmp_path: Path) -> None:
@@ -253,7 +254,7 @@ def test_jsonl_huge_and_empty_turns(mem: Memory, tmp_path: Path) -> None:
     summary = mem.ingest(path)
     assert summary.format == "jsonl"
     assert summary.skipped_turns == 1  # the empty one, counted, not stored
-    turns = mem.store.read("inspect/turns", group=mem.group)
+    turns = store_of(mem).read("inspect/turns", group=mem.group)
     assert len(turns) == 2
     assert any(t["text"] == big for t in turns)
 
@@ -262,7 +263,7 @@ def test_add_turn_appends_a_live_chat(mem: Memory) -> None:
     at = datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
     mem.add_turn(speaker="Ann", text="I adopted a cat named Miso last week.", at=at)
     mem.add_turn(speaker="Bob", text="Congrats, Ann! Cats are great.", at=at)
-    counts = mem.counts()
+    counts = mem.inspect.counts()
     assert counts["labels"]["Turn"] == 2
     assert counts["relationships"]["NEXT"] == 1
     event = next(r for r in memory_rows(mem) if r["type"] == "Event")
@@ -297,15 +298,15 @@ def test_an_entity_is_embedded_once_per_group_and_every_node_has_its_vector(
     mem: Memory, tmp_path: Path
 ) -> None:
     conversations = read_file(write(tmp_path, [locomo_sample()])).conversations
-    mem.ensure_schema()
+    mem.admin.ensure_schema()
     cache = KnownVectors()
     first = RecordingEmbedder(mem.embedder)
-    Ingestor(mem.store, first, mem.extractor, mem.group, cache=cache).ingest(conversations)
+    Ingestor(store_of(mem), first, mem.extractor, mem.group, cache=cache).ingest(conversations)
     assert first.texts.count("Melanie") == 1  # once, though she speaks in both batches
     # a second run with the same cache (as a Memory's ingests and live turns share one)
     # sends no entity to the embedder again: their stored vectors are kept
     second = RecordingEmbedder(mem.embedder)
-    Ingestor(mem.store, second, mem.extractor, mem.group, 3, cache).ingest(conversations)
+    Ingestor(store_of(mem), second, mem.extractor, mem.group, 3, cache).ingest(conversations)
     names = {r["name"] for r in memory_rows(mem) if r["type"] in ("Person", "Concept")}
     assert names and not names & set(second.texts)
     mem.add_turn(speaker="Melanie", text="Thanks, Caroline!")
@@ -320,7 +321,7 @@ def test_an_entity_deleted_behind_the_cache_is_written_again_with_its_vector(
     mem: Memory,
 ) -> None:
     recorder = RecordingEmbedder(mem.embedder)
-    live = Memory(mem.settings, store=mem.store, embedder=recorder)
+    live = Memory(mem.settings, store=store_of(mem), embedder=recorder)
     at = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
     live.add_turn(speaker="Ines", text="I started learning the cello with Tomas.", at=at)
     tomas = next(r for r in memory_rows(mem) if r["type"] == "Person" and r["name"] == "Tomas")
@@ -341,7 +342,7 @@ def test_an_entity_deleted_behind_the_cache_is_written_again_with_its_vector(
 
 def test_a_live_turns_vector_is_computed_once_ahead_and_stored(mem: Memory) -> None:
     recorder = RecordingEmbedder(mem.embedder)
-    live = Memory(mem.settings, store=mem.store, embedder=recorder)
+    live = Memory(mem.settings, store=store_of(mem), embedder=recorder)
     at = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
     live.add_turn(speaker="Ines", text="I started learning the cello with Tomas.", at=at)
     live.add_turn(speaker="Tomas", text="She practises every morning before work.", at=at)
@@ -357,7 +358,7 @@ def test_a_live_turns_vector_is_computed_once_ahead_and_stored(mem: Memory) -> N
 
 
 def test_append_takes_a_turn_vector_computed_ahead(mem: Memory) -> None:
-    mem.ensure_schema()
+    mem.admin.ensure_schema()
     recorder = RecordingEmbedder(mem.embedder)
     turn = Turn(
         conversation="c",
@@ -372,7 +373,7 @@ def test_append_takes_a_turn_vector_computed_ahead(mem: Memory) -> None:
     marker[7] = 1.0
     ready: Future[Embedded] = Future()
     ready.set_result((marker, {}))
-    ingestor = Ingestor(mem.store, recorder, mem.extractor, mem.group)
+    ingestor = Ingestor(store_of(mem), recorder, mem.extractor, mem.group)
     conversation = Conversation(id="c", speakers=["Ana"], turns=[turn], source_format="live")
     ingestor.append(conversation, None, ahead={"Ana: We adopted a puppy called Brie.": ready})
     assert "Ana: We adopted a puppy called Brie." not in recorder.texts
@@ -383,8 +384,8 @@ def test_append_takes_a_turn_vector_computed_ahead(mem: Memory) -> None:
 
 def _token_rows(mem: Memory) -> dict[str, dict[str, Any]]:
     """source id → the stored token rows of each turn of the group that has them."""
-    turns = {t["id"]: t["source_id"] for t in mem.store.read("inspect/turns", group=mem.group)}
-    rows = mem.store.read("operators/turn_tokens", ids=list(turns), group=mem.group)
+    turns = {t["id"]: t["source_id"] for t in store_of(mem).read("inspect/turns", group=mem.group)}
+    rows = store_of(mem).read("operators/turn_tokens", ids=list(turns), group=mem.group)
     return {turns[r["id"]]: r for r in rows}
 
 
@@ -393,7 +394,7 @@ def test_turns_keep_the_token_rows_of_their_own_words(mem: Memory, tmp_path: Pat
     mem.ingest(write(tmp_path, [locomo_sample()]))
     mem.add_turn(speaker="Ana Lu", text="We adopted a puppy called Brie.", conversation="chat")
     stored = _token_rows(mem)
-    turns = mem.store.read("inspect/turns", group=mem.group)
+    turns = store_of(mem).read("inspect/turns", group=mem.group)
     assert set(stored) == {t["source_id"] for t in turns}
     dim = mem.embedder.dimension
     for t in turns:

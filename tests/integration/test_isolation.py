@@ -23,6 +23,7 @@ from cogmem.ingest.ids import group_key
 from cogmem.retrieval.operators import Operators
 from cogmem.store import Store
 from cogmem.transfer import export_group, import_group
+from tests.internals import store_of, transfer_view
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +71,9 @@ def forget_all(store: Store, *groups: str) -> None:
 
 def group_ids(store: Store, group: str) -> set[str]:
     """The ids of every node of ``group`` (and the group_id of every node with that id)."""
-    data = export_group(Memory(store.settings.model_copy(update={"group": group}), store=store))
+    data = export_group(
+        transfer_view(Memory(store.settings.model_copy(update={"group": group}), store=store))
+    )
     return {n.id for n in data.nodes}
 
 
@@ -102,10 +105,10 @@ def two_groups(
 
 def test_the_two_groups_look_alike(two_groups: dict[str, Any]) -> None:
     a, b = two_groups["a"], two_groups["b"]
-    assert a.counts()["labels"] == b.counts()["labels"]
-    assert a.counts()["labels"]["Fact"] >= 1  # consolidated facts too
-    names = {p["name"] for p in a.store.read("operators/entities", group=b.group)}
-    assert names == {p["name"] for p in a.store.read("operators/entities", group=a.group)}
+    assert a.inspect.counts()["labels"] == b.inspect.counts()["labels"]
+    assert a.inspect.counts()["labels"]["Fact"] >= 1  # consolidated facts too
+    names = {p["name"] for p in store_of(a).read("operators/entities", group=b.group)}
+    assert names == {p["name"] for p in store_of(a).read("operators/entities", group=a.group)}
     assert not two_groups["a_ids"] & two_groups["b_ids"]
 
 
@@ -134,7 +137,7 @@ def test_nothing_of_group_b_ever_reaches_group_a(two_groups: dict[str, Any], que
     vec = mem.embedder.embed_query(question)
     # both paths: the process's copy of the group, and Neo4j's indexes alone
     for mode in ("eager", "off"):
-        ops = Operators(mem.store.with_settings(search_cache=mode), mem.group)
+        ops = Operators(store_of(mem).with_settings(search_cache=mode), mem.group)
         anchor = ops.anchor(question, vec)
         for cand in [*anchor.entries, *anchor.records, *anchor.turns]:
             assert cand.id in a_ids and (cand.turn_id is None or cand.turn_id in a_ids)
@@ -153,7 +156,7 @@ def test_nothing_of_group_b_ever_reaches_group_a(two_groups: dict[str, Any], que
         with pytest.raises(QuestionError):
             mem.search(question, k=10)
         return
-    cold = Memory(mem.settings, store=mem.store.with_settings(search_cache="off"))
+    cold = Memory(mem.settings, store=store_of(mem).with_settings(search_cache="off"))
     evidence = mem.search(question, k=10) + cold.search(question, k=10)
     block = mem.context_block(question, budget_tokens=4000)
     answer = mem.ask(question)
@@ -203,21 +206,21 @@ def test_cli_forget_asks_then_removes_one_group_and_nothing_else(
     pair: tuple[Memory, Memory], store: Store, cli: Any
 ) -> None:
     mem, other = pair
-    before = mem.counts()
+    before = mem.inspect.counts()
     assert before["labels"]["Fact"] and before["relationships"]["SUPPORTED_BY"]  # consolidated
-    kept = other.counts()
+    kept = other.inspect.counts()
     total = store.read("admin/count_database")[0]
 
     refused = cli("forget", "--group", mem.group, input="n\n")
     assert refused.exit_code == 1
-    assert mem.counts() == before
+    assert mem.inspect.counts() == before
 
     done = cli("forget", "--group", mem.group, input="y\n")
     assert done.exit_code == 0, done.output
     assert f"{before['nodes']} nodes" in done.stdout
-    assert mem.counts()["nodes"] == 0
+    assert mem.inspect.counts()["nodes"] == 0
     assert _anything_left(store, mem.group) == {"nodes": 0, "relationships": 0}
-    assert other.counts() == kept
+    assert other.inspect.counts() == kept
     after = store.read("admin/count_database")[0]
     assert after["nodes"] == total["nodes"] - before["nodes"]
     assert after["relationships"] == total["relationships"] - sum(before["relationships"].values())
@@ -229,11 +232,11 @@ def test_memory_forget_returns_the_count_and_spares_other_groups(
     pair: tuple[Memory, Memory], store: Store
 ) -> None:
     mem, other = pair
-    nodes = mem.counts()["nodes"]
-    kept = other.counts()
+    nodes = mem.inspect.counts()["nodes"]
+    kept = other.inspect.counts()
     assert mem.forget(batch=7) == nodes  # several batches
     assert _anything_left(store, mem.group) == {"nodes": 0, "relationships": 0}
-    assert other.counts() == kept
+    assert other.inspect.counts() == kept
 
 
 # -- export / import -------------------------------------------------------------------
@@ -246,7 +249,7 @@ def _turns(store: Store, group: str) -> list[tuple[Any, ...]]:
 
 def _vectors(mem: Memory) -> dict[tuple[Any, ...], np.ndarray]:
     out = {}
-    for n in export_group(mem).nodes:
+    for n in export_group(transfer_view(mem)).nodes:
         if n.embedding is not None:
             p = n.properties
             key = (n.labels[0], p.get("type"), p.get("source_id"), p.get("content"), p.get("quote"))
@@ -258,7 +261,7 @@ def test_export_import_round_trip_into_a_new_group(
     pair: tuple[Memory, Memory], store: Store, cli: Any, tmp_path: Path
 ) -> None:
     mem, _ = pair
-    source = mem.counts()
+    source = mem.inspect.counts()
     out = tmp_path / "export.json"
     exported = cli("export", "--group", mem.group, "--out", str(out))
     assert exported.exit_code == 0, exported.output
@@ -273,7 +276,7 @@ def test_export_import_round_trip_into_a_new_group(
     try:
         imported = cli("import", str(out), "--group", new.group, "--json")
         assert imported.exit_code == 0, imported.output
-        copy = new.counts()
+        copy = new.inspect.counts()
         assert copy == source
         assert _turns(store, new.group) == _turns(store, mem.group)
         new_ids = group_ids(store, new.group)
@@ -288,11 +291,11 @@ def test_export_import_round_trip_into_a_new_group(
 
         # idempotent: again changes nothing; the source group was never touched
         assert cli("import", str(out), "--group", new.group).exit_code == 0
-        assert new.counts() == copy and mem.counts() == source
+        assert new.inspect.counts() == copy and mem.inspect.counts() == source
         # ids are those an ingest into the new group makes: ingesting the source again
         # lands on the imported nodes
         new.ingest(chat(tmp_path / "again.jsonl"))
-        assert new.counts() == copy
+        assert new.inspect.counts() == copy
     finally:
         forget_all(store, new.group)
 
@@ -310,7 +313,7 @@ def test_export_without_vectors_recomputes_them_on_import(
         result = cli("import", str(out), "-g", new.group, "--json")
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["vectors"] == "recomputed"
-        assert new.counts() == mem.counts()
+        assert new.inspect.counts() == mem.inspect.counts()
         original, recomputed = _vectors(mem), _vectors(new)
         assert original.keys() == recomputed.keys() and len(original) > 20
         for key, vec in original.items():
@@ -323,7 +326,7 @@ def test_import_refuses_vectors_of_another_dimension_before_writing(
     pair: tuple[Memory, Memory], store: Store, cli: Any, tmp_path: Path
 ) -> None:
     mem, _ = pair
-    doc = export_group(mem).model_dump(mode="json")
+    doc = export_group(transfer_view(mem)).model_dump(mode="json")
     doc["embedder"] = {"name": "bge-m3", "dimension": 1024}
     for node in doc["nodes"]:
         if node["embedding"] is not None:
@@ -340,7 +343,7 @@ def test_import_refuses_vectors_of_another_dimension_before_writing(
         assert _anything_left(store, new.group)["nodes"] == 0
         accepted = cli("import", str(path), "-g", new.group, "--reembed")
         assert accepted.exit_code == 0, accepted.output
-        assert new.counts() == mem.counts()
+        assert new.inspect.counts() == mem.inspect.counts()
     finally:
         forget_all(store, new.group)
 
@@ -350,7 +353,7 @@ def test_import_never_writes_over_another_groups_nodes(
 ) -> None:
     """A forged file: group A's name, but the ids of group B's nodes."""
     mem, other = pair
-    victim = export_group(other).model_dump(mode="json")
+    victim = export_group(transfer_view(other)).model_dump(mode="json")
     forged = dict(victim, group=mem.group)
     for node in forged["nodes"]:
         node["properties"]["group_id"] = mem.group
@@ -359,11 +362,11 @@ def test_import_never_writes_over_another_groups_nodes(
             node["properties"]["text"] = "overwritten"
     path = tmp_path / "forged.json"
     path.write_text(json.dumps(forged), encoding="utf-8")
-    kept, mine = other.counts(), mem.counts()
+    kept, mine = other.inspect.counts(), mem.inspect.counts()
     result = cli("import", str(path))  # into the file's group, ids kept as they are
     assert result.exit_code == 1
     assert "belong to another group" in result.stderr
-    assert other.counts() == kept and mem.counts() == mine
+    assert other.inspect.counts() == kept and mem.inspect.counts() == mine
     assert all(t[2] != "overwritten" for t in _turns(store, other.group))
 
 
@@ -371,7 +374,7 @@ def test_interrupted_import_is_completed_by_a_rerun(
     pair: tuple[Memory, Memory], store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mem, _ = pair
-    data = export_group(mem)
+    data = export_group(transfer_view(mem))
     new = mem.for_group(mem.group + "-resumed")
     original = store.write
     calls = {"n": 0}
@@ -385,14 +388,14 @@ def test_interrupted_import_is_completed_by_a_rerun(
     try:
         monkeypatch.setattr(store, "write", crash_on_the_fourth_batch)
         with pytest.raises(RuntimeError, match="simulated crash"):
-            import_group(new, data, batch=5)
+            import_group(transfer_view(new), data, batch=5)
         monkeypatch.setattr(store, "write", original)
-        partial = new.counts()
+        partial = new.inspect.counts()
         assert 0 < partial["nodes"] < len(data.nodes)
         conversations = store.read("inspect/conversations", group=new.group)
         assert [c["complete"] for c in conversations] == [False]  # the interruption shows
-        import_group(new, data, batch=5)
-        assert new.counts() == mem.counts()
+        import_group(transfer_view(new), data, batch=5)
+        assert new.inspect.counts() == mem.inspect.counts()
         conversations = store.read("inspect/conversations", group=new.group)
         assert [c["complete"] for c in conversations] == [True]
     finally:

@@ -17,6 +17,7 @@ from cogmem.config import Settings
 from cogmem.embed import Embedder
 from cogmem.live import LiveWriteError
 from cogmem.store import Store
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +42,7 @@ def graph_of(mem: Memory) -> tuple[list[tuple[int, str, str]], dict[str, int], d
         for n in mem.export().nodes
         if n.primary == "Turn"
     )
-    counts = mem.counts()
+    counts = mem.inspect.counts()
     return turns, counts["labels"], counts["relationships"]
 
 
@@ -90,7 +91,7 @@ def test_a_queued_turn_keeps_the_time_it_was_queued(mem: Memory) -> None:
     future = mem.queue_turn("Noor", "The kiln cracked my first vase.")
     after = datetime.now(UTC)
     assert not future.done()  # queued behind the gate: nothing written yet
-    assert mem.store.read("inspect/turns", group=mem.group) == []
+    assert store_of(mem).read("inspect/turns", group=mem.group) == []
     gate.set()
     blocker.result(timeout=10)
     future.result(timeout=120)
@@ -116,7 +117,7 @@ def test_bad_input_is_refused_at_once_and_nothing_is_queued(
     assert not mem.clients.live.pending()
     with pytest.raises(ValueError, match=message):
         mem.add_turn(speaker, text, conversation=conversation)  # type: ignore[arg-type]
-    assert mem.counts()["nodes"] == 0
+    assert mem.inspect.counts()["nodes"] == 0
 
 
 class FailingEmbedder:
@@ -152,14 +153,14 @@ def test_a_failed_write_fails_its_future_and_flush_raises_once(
         caplog.at_level(logging.ERROR, logger="cogmem.live"),
         pytest.raises(LiveWriteError, match="not written: embedder down") as caught,
     ):
-        live.flush()
+        live.live.flush()
     assert caught.value.failures == 1
     assert isinstance(caught.value.__cause__, RuntimeError)
     assert ok.result().turns == 1 and later.result().turns == 1
     with pytest.raises(RuntimeError, match="embedder down"):
         bad.result()
     assert "not written" in caplog.text
-    live.flush()  # the failure was reported once
+    live.live.flush()  # the failure was reported once
     texts = [t for _, _, t in graph_of(mem)[0]]
     assert texts == ["The course ends in May.", "See you at the studio then."]
     live.close()
@@ -185,8 +186,8 @@ def test_forget_waits_for_queued_turns_so_none_comes_back(mem: Memory) -> None:
     for speaker, text in CHAT:
         mem.queue_turn(speaker, text)
     mem.forget()
-    mem.flush()
-    assert mem.counts()["nodes"] == 0
+    mem.live.flush()
+    assert mem.inspect.counts()["nodes"] == 0
 
 
 def in_threads(chat: Callable[[int], None], threads: int = 4, timeout: float = 120) -> None:
@@ -204,7 +205,7 @@ def test_turns_queued_from_several_threads_form_one_unbroken_conversation(mem: M
             mem.queue_turn(f"Speaker{n}", f"Message {i} from thread {n} about rowing.")
 
     in_threads(chat)
-    mem.flush()
+    mem.live.flush()
     turns, _, rels = graph_of(mem)
     assert [i for i, _, _ in turns] == list(range(24))  # every index once, none skipped
     assert rels["NEXT"] == 23  # one chain through all of them

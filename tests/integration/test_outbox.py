@@ -35,21 +35,22 @@ from datetime import UTC, datetime
 from cogmem.api import Memory
 from cogmem.config import load_settings
 from cogmem.live import live_turn, store_pending
+from tests.internals import store_of
 group, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 mem = Memory(load_settings({"group": group}))
-mem.ensure_schema()
+mem.admin.ensure_schema()
 for i in range(n):
     at = datetime(2024, 5, 1, 10, i, tzinfo=UTC)
     text = f"Turn number {i}: I walked the dog along the river."
     if mode == "exit":
         turn = live_turn("Ana", text, at, "chat")
-        store_pending(mem.store, group, turn, None, None, mem.clients.outbox)
+        store_pending(store_of(mem), group, turn, None, None, mem.clients.outbox)
     else:
         mem.queue_turn("Ana", text, at=at, conversation="chat", durable=True)
 print("stored", flush=True)
 if mode == "exit":
     os._exit(0)  # no close: its heartbeat stays behind and grows stale
-mem.flush()
+mem.live.flush()
 """
 
 # Resumes group argv[1] until its outbox is empty (or argv[2] seconds pass).
@@ -57,12 +58,13 @@ RESUME = """
 import sys, time
 from cogmem.api import Memory
 from cogmem.config import load_settings
+from tests.internals import store_of
 group, until = sys.argv[1], time.monotonic() + float(sys.argv[2])
 with Memory(load_settings({"group": group})) as mem:
     while time.monotonic() < until:
-        mem.resume_pending()
-        mem.flush()
-        if not mem.store.read("live/pending_turns", group=group):
+        mem.live.resume_pending()
+        mem.live.flush()
+        if not store_of(mem).read("live/pending_turns", group=group):
             break
         time.sleep(0.3)
 """

@@ -15,6 +15,7 @@ from cogmem.cli import app
 from cogmem.config import Settings, load_settings
 from cogmem.server.schema import EmbedderMismatch, recorded_embedder
 from cogmem.store import Store
+from tests.internals import store_of
 from tests.llm_server import ScriptedLLMServer
 from tests.servers import throwaway_server
 
@@ -55,9 +56,9 @@ def test_other_embedder_is_refused_then_reindex_switches(
 ) -> None:
     with Memory(own_server) as mem:
         mem.ingest(EXAMPLE)
-        counts = mem.counts()
-        assert dims(mem.store) == _all(384)
-        assert token_rows(mem.store, "reindex") == counts["labels"]["Turn"]
+        counts = mem.inspect.counts()
+        assert dims(store_of(mem)) == _all(384)
+        assert token_rows(store_of(mem), "reindex") == counts["labels"]["Turn"]
     openai_env = {
         "NEO4J_URI": own_server.neo4j_uri,
         "COGMEM_GROUP": "reindex",
@@ -80,10 +81,10 @@ def test_other_embedder_is_refused_then_reindex_switches(
     assert result.exit_code == 0, result.output
     assert f"{counts['labels']['Turn']} turns" in result.stdout
     with Memory(other) as mem:
-        assert dims(mem.store) == _all(32)
-        assert recorded_embedder(mem.store) == ("openai:test-embed", 32)
-        assert mem.counts() == counts  # only vectors changed
-        assert token_rows(mem.store, "reindex") == 0  # OpenAI gives no token states
+        assert dims(store_of(mem)) == _all(32)
+        assert recorded_embedder(store_of(mem)) == ("openai:test-embed", 32)
+        assert mem.inspect.counts() == counts  # only vectors changed
+        assert token_rows(store_of(mem), "reindex") == 0  # OpenAI gives no token states
         assert mem.search("When is the soft opening of the bakery?", k=3)
     searched = runner.invoke(app, ["search", "soft opening", "--json"], catch_exceptions=False)
     assert searched.exit_code == 0 and json.loads(searched.stdout)["evidence"]

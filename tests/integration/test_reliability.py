@@ -106,7 +106,7 @@ def test_bad_files_leave_the_graph_as_it_was(
     case: str,
 ) -> None:
     mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
-    before, total = mem.counts(), store.read("admin/count_database")[0]
+    before, total = mem.inspect.counts(), store.read("admin/count_database")[0]
     name, content, extra, place = BAD_FILES[case]
     path = tmp_path / name
     path.write_bytes(content)
@@ -115,7 +115,7 @@ def test_bad_files_leave_the_graph_as_it_was(
     message = " ".join(result.stderr.split())
     assert message.startswith("error:") and str(path) in message and place in message, message
     assert "Traceback" not in result.output and not isinstance(result.exception, Exception)
-    assert mem.counts() == before
+    assert mem.inspect.counts() == before
     assert store.read("admin/count_database")[0] == total
 
 

@@ -19,9 +19,10 @@ from cogmem.models import TimeRange
 from cogmem.retrieval import adjacency
 from cogmem.retrieval import vector_cache as vector_cache_module
 from cogmem.retrieval.candidates import AnchorResult
-from cogmem.retrieval.operators import MAX_PER_HOP, Operators
+from cogmem.retrieval.operators import MAX_PER_HOP
 from cogmem.retrieval.vector_cache import clear_vector_caches
 from cogmem.store import Store
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -94,7 +95,7 @@ def _types(evidence: list) -> list[str]:
 
 
 def test_anchor_fuses_lexical_and_vector_and_caps_at_15(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
+    ops = hikers.inspect.operators()
     q = "Who adopted a dog?"
     result = ops.anchor(q, hikers.embedder.embed_query(q))
     assert 0 < len(result.entries) <= 15
@@ -107,11 +108,11 @@ def test_anchor_fuses_lexical_and_vector_and_caps_at_15(hikers: Memory) -> None:
 
 
 def test_anchor_neighbours_are_exact_and_scored_as_neo4j_scores_them(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
+    ops = hikers.inspect.operators()
     q = "Who adopted a dog?"
     vec = hikers.embedder.embed_query(q)
     everything = ops.anchor(q, vec, pool=500)  # more than the group holds: every turn
-    size = hikers.size()
+    size = hikers.inspect.size()
     assert len(everything.turns) == size["turns"]
     # the similarities are those Neo4j's own function gives (the ranking was tuned on them)
     settings = hikers.settings
@@ -145,31 +146,33 @@ def test_anchor_again_with_another_vector_equals_a_fresh_anchor(hikers: Memory) 
             for c in (*result.entries, *result.records, *result.turns)
         ]
 
-    ops = Operators(hikers.store, hikers.group)
+    ops = hikers.inspect.operators()
     before = seen(ops.anchor(q, first, pool=3))
     again = seen(ops.anchor(q, second, pool=3))
-    assert again == seen(Operators(hikers.store, hikers.group).anchor(q, second, pool=3))
+    assert again == seen(hikers.inspect.operators().anchor(q, second, pool=3))
     assert again != before
     assert seen(ops.anchor(q, first, pool=3)) == before  # and back
 
 
 def test_search_sees_turns_added_after_its_vectors_were_read(hikers: Memory) -> None:
-    before = Operators(hikers.store, hikers.group).vectors
+    before = hikers.inspect.operators().vectors
     seq, count = before.seq, len(before.ids)
     hikers.add_turn("Bob", "I had coffee with my friend Ilse, she opened a bakery called Crumb.")
-    after = Operators(hikers.store, hikers.group).vectors
+    after = hikers.inspect.operators().vectors
     assert after.seq > seq
     assert len(after.ids) > count
     q = "Which bakery did Ilse open?"
-    found = Operators(hikers.store, hikers.group).anchor(q, hikers.embedder.embed_query(q))
+    found = hikers.inspect.operators().anchor(q, hikers.embedder.embed_query(q))
     assert "Crumb" in found.turns[0].content
-    assert any(p["name"] == "Ilse" for p in Operators(hikers.store, hikers.group).persons())
+    assert any(p["name"] == "Ilse" for p in hikers.inspect.operators().persons())
 
 
 def test_a_refresh_reads_the_new_nodes_through_the_vseq_index(hikers: Memory) -> None:
-    seen = Operators(hikers.store, hikers.group).vectors
+    seen = hikers.inspect.operators().vectors
     hikers.add_turn("Bob", "Pixel learned to fetch the newspaper.")
-    rows, profile = hikers.profile("operators/vectors_since", group=hikers.group, seq=seen.seq)
+    rows, profile = hikers.admin.profile(
+        "operators/vectors_since", group=hikers.group, seq=seen.seq
+    )
     contents = [r["content"] for r in rows]
     assert "Pixel learned to fetch the newspaper." in contents
     assert 0 < len(rows) < len(seen.ids)  # the new turn, its records and their restamped ends
@@ -195,11 +198,11 @@ def _as_written_before_vector_sequences(mem: Memory, *, unmark_store: bool = Fal
 
 
 def test_init_stamps_nodes_written_before_vector_sequences(hikers: Memory) -> None:
-    count = len(Operators(hikers.store, hikers.group).vectors.ids)
+    count = len(hikers.inspect.operators().vectors.ids)
     _as_written_before_vector_sequences(hikers)
-    assert Operators(hikers.store, hikers.group).vectors.ids == []  # what an old store gave
-    hikers.init()
-    assert len(Operators(hikers.store, hikers.group).vectors.ids) == count
+    assert hikers.inspect.operators().vectors.ids == []  # what an old store gave
+    hikers.admin.init()
+    assert len(hikers.inspect.operators().vectors.ids) == count
 
 
 def test_opening_a_store_written_before_vector_sequences_stamps_it_once(
@@ -208,7 +211,7 @@ def test_opening_a_store_written_before_vector_sequences_stamps_it_once(
     question = "Who ran a marathon in Boston?"
     _as_written_before_vector_sequences(hikers, unmark_store=True)
     # what the previous release did with such a store: the refresh found nothing
-    assert Operators(hikers.store, hikers.group).vectors.ids == []
+    assert hikers.inspect.operators().vectors.ids == []
     # a process opening it (no `cogmem init`) stamps it before its first search
     opened = Memory(hikers.settings, store=store)
     found = opened.search(question)
@@ -222,15 +225,15 @@ def test_a_large_group_read_whole_is_frozen_out_of_the_cyclic_gc(
     gc.unfreeze()
     try:
         clear_vector_caches()
-        assert Operators(hikers.store, hikers.group).vectors.ids  # small: left alone
+        assert hikers.inspect.operators().vectors.ids  # small: left alone
         assert gc.get_freeze_count() == 0
         monkeypatch.setattr(vector_cache_module, "FREEZE_ROWS", 1)
         clear_vector_caches()
-        copy = Operators(hikers.store, hikers.group).vectors
+        copy = hikers.inspect.operators().vectors
         assert gc.get_freeze_count() > 0
         hikers.add_turn("Bob", "Pixel chased the mail van today.")  # a refresh: no freeze
         frozen = gc.get_freeze_count()
-        assert Operators(hikers.store, hikers.group).vectors is copy
+        assert hikers.inspect.operators().vectors is copy
         # no second freeze (the count even falls: the old view's frozen objects are freed)
         assert gc.get_freeze_count() <= frozen
     finally:
@@ -238,11 +241,11 @@ def test_a_large_group_read_whole_is_frozen_out_of_the_cyclic_gc(
 
 
 def test_a_forgotten_group_leaves_no_vectors_behind(hikers: Memory) -> None:
-    assert Operators(hikers.store, hikers.group).vectors.ids
+    assert hikers.inspect.operators().vectors.ids
     hikers.forget()
-    assert Operators(hikers.store, hikers.group).vectors.ids == []
+    assert hikers.inspect.operators().vectors.ids == []
     hikers.add_turn("Carla", "I moved to Porto last spring.")
-    again = Operators(hikers.store, hikers.group).vectors
+    again = hikers.inspect.operators().vectors
     assert len([t for t in again.types if t == "Turn"]) == 1
 
 
@@ -251,17 +254,17 @@ def test_other_groups_with_the_same_content_change_nothing(
 ) -> None:
     q = "Who adopted a dog?"
     vec = hikers.embedder.embed_query(q)
-    alone = Operators(hikers.store, hikers.group).anchor(q, vec)
+    alone = hikers.inspect.operators().anchor(q, vec)
     twins = []
     for n in range(3):
         twin = Memory(
             neo4j_settings.model_copy(update={"group": f"{hikers.group}-twin{n}"}), store=store
         )
-        for turn in hikers.turns():
+        for turn in hikers.inspect.turns():
             twin.add_turn(turn["speaker"], turn["text"], conversation="c1")
         twins.append(twin)
     try:
-        crowded = Operators(hikers.store, hikers.group).anchor(q, vec)
+        crowded = hikers.inspect.operators().anchor(q, vec)
         # the same nodes with the same scores, lexical (BM25 statistics of the group's own
         # texts) and vector (the group's own nearest neighbours) alike
         assert [(c.id, c.vector, c.bm25) for c in crowded.turns] == [
@@ -276,8 +279,8 @@ def test_other_groups_with_the_same_content_change_nothing(
 
 
 def test_ground_returns_each_turn_once(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
-    turns = [row["id"] for row in ops.turns([t["id"] for t in hikers.turns()])]
+    ops = hikers.inspect.operators()
+    turns = [row["id"] for row in ops.turns([t["id"] for t in hikers.inspect.turns()])]
     grounded = ops.ground(turns[:4], window=1)
     ids = [g.id for g in grounded]
     assert len(ids) == len(set(ids)) and set(turns[:4]) <= set(ids)
@@ -285,7 +288,7 @@ def test_ground_returns_each_turn_once(hikers: Memory) -> None:
 
 
 def test_anchor_widens_the_types_when_a_typed_search_finds_nothing(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
+    ops = hikers.inspect.operators()
     q = "cello practice"
     typed = ops.anchor(q, hikers.embedder.embed_query(q), types=["Todo"])
     assert typed.widened and typed.types is None
@@ -295,7 +298,7 @@ def test_anchor_widens_the_types_when_a_typed_search_finds_nothing(hikers: Memor
 
 
 def test_traverse_filters_by_time_window_and_limits_hops(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
+    ops = hikers.inspect.operators()
     persons = {p["name"]: p["id"] for p in ops.persons()}
     vec = hikers.embedder.embed_query("what did Bob do")
     july = TimeRange(
@@ -318,7 +321,7 @@ def test_traverse_filters_by_time_window_and_limits_hops(hikers: Memory) -> None
 
 
 def test_intersect_finds_what_two_people_share(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
+    ops = hikers.inspect.operators()
     persons = {p["name"]: p["id"] for p in ops.persons()}
     shared = ops.intersect(
         [persons["Alice"], persons["Bob"]],
@@ -331,8 +334,8 @@ def test_intersect_finds_what_two_people_share(hikers: Memory) -> None:
 
 
 def test_ground_returns_the_verbatim_turn_and_neighbours(hikers: Memory) -> None:
-    ops = Operators(hikers.store, hikers.group)
-    rows = hikers.store.read("inspect/records_with_turns", group=hikers.group)
+    ops = hikers.inspect.operators()
+    rows = store_of(hikers).read("inspect/records_with_turns", group=hikers.group)
     decision = next(r for r in rows if r["type"] == "Decision")
     grounded = ops.ground([decision["id"]], window=1)
     own = [g for g in grounded if g.offset == 0]
@@ -486,15 +489,15 @@ def _same_rows(cypher: list[dict], in_process: list[dict]) -> None:
 def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
     hikers: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = Operators(hikers.store, hikers.group)
+    before = hikers.inspect.operators()
     before.vectors  # noqa: B018 - this process reads the group before consolidation adds to it
     hikers.consolidate()  # the linking job adds REFERENCES between records read already
-    ops = Operators(hikers.store, hikers.group)  # refreshed by what the writes stamped
+    ops = hikers.inspect.operators()  # refreshed by what the writes stamped
     vectors = ops.vectors
     assert vectors is before.vectors
     records = [i for i, t in zip(vectors.ids, vectors.types, strict=True) if t != "Turn"]
     linked = {i for i in records if (vectors.node(i) or {}).get("links")}
-    assert hikers.counts()["relationships"]["REFERENCES"] >= 1
+    assert hikers.inspect.counts()["relationships"]["REFERENCES"] >= 1
     assert {"REFERENCES", "HAS_FACT", "CLAIMS", "LIKES"} <= {
         link[0] for i in linked for link in (vectors.node(i) or {})["links"]
     }
@@ -510,7 +513,7 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
             for step in steps:
                 step["start"], step["end"] = window
             for per_node in (1, 3, 15):
-                cypher = hikers.store.read(
+                cypher = store_of(hikers).read(
                     "operators/traverse_hop",
                     steps=steps,
                     group=hikers.group,
@@ -522,7 +525,7 @@ def test_in_process_traverse_and_intersect_give_the_rows_of_their_statements(
     for forward_limit in (adjacency.FORWARD_LIMIT, 0):  # 0: back from the concepts
         monkeypatch.setattr(adjacency, "FORWARD_LIMIT", forward_limit)
         for per_entity, ids in itertools.product((1, 10), (persons, [*persons, *records[:8]])):
-            cypher = hikers.store.read(
+            cypher = store_of(hikers).read(
                 "operators/intersect",
                 ids=ids,
                 group=hikers.group,

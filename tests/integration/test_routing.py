@@ -20,6 +20,7 @@ from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.models import Conversation, Turn
 from cogmem.store import Store
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -65,7 +66,7 @@ def conversation(turns: list[tuple[str, str]]) -> Conversation:
 def spy_routing(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Record the routing of every ``execute_query`` the Memory's driver runs, and of every
     session it opens (a session's default access mode is WRITE unless it says READ)."""
-    driver = mem.store._driver
+    driver = store_of(mem)._driver
     seen: list[Any] = []
     real_query, real_session = driver.execute_query, driver.session
 
@@ -87,7 +88,7 @@ def test_search_over_a_routing_uri_sees_the_write_before_it(
     routed: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert routed.settings.neo4j_uri.startswith("neo4j://")
-    assert isinstance(routed.store._driver, neo4j.Neo4jDriver)  # the routing driver
+    assert isinstance(store_of(routed)._driver, neo4j.Neo4jDriver)  # the routing driver
     routing = spy_routing(routed, monkeypatch)
 
     routed.ingest_conversations(
@@ -100,7 +101,7 @@ def test_search_over_a_routing_uri_sees_the_write_before_it(
             )
         ]
     )
-    assert routed.store.bookmarks.get_bookmarks()  # the writes left bookmarks to wait for
+    assert store_of(routed).bookmarks.get_bookmarks()  # the writes left bookmarks to wait for
     assert neo4j.RoutingControl.WRITE in routing
 
     routing.clear()
@@ -112,13 +113,13 @@ def test_search_over_a_routing_uri_sees_the_write_before_it(
     routed.add_turn("Alice", "My sister Clara moved to Lisbon last month.", at=AT + timedelta(1))
     hits = routed.search("Where did Clara move to?", k=5)
     assert any("Lisbon" in (e.turn_text or e.content) for e in hits)
-    assert routed.size()["turns"] == 3
+    assert routed.inspect.size()["turns"] == 3
 
 
 def test_for_group_shares_the_routing_driver_and_its_bookmarks(routed: Memory) -> None:
     other = routed.for_group(routed.group)
-    assert other.store is routed.store
+    assert store_of(other) is store_of(routed)
     other.add_turn("Bob", "We decided to paint the fence green on Sunday.", at=AT)
-    assert [c["complete"] for c in routed.conversations()] == [True]
+    assert [c["complete"] for c in routed.inspect.conversations()] == [True]
     hits = routed.search("What colour will the fence be?", k=5)
     assert any("green" in (e.turn_text or e.content) for e in hits)

@@ -25,6 +25,7 @@ from cogmem.retrieval.vector_cache import clear_vector_caches, vector_cache
 from cogmem.retrieval.vectors import GroupVectors
 from cogmem.store import Store
 from tests.integration.test_cold_search import QUESTIONS, write_chat
+from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +41,7 @@ def chat(
     group = f"test-source-{uuid.uuid4().hex[:10]}"
     mem = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
     mem.ingest(write_chat(tmp_path_factory.mktemp("chat") / "chat.jsonl"))
-    mem.store.admin("meta/await_fulltext")  # Lucene lags a commit by moments
+    store_of(mem).admin("meta/await_fulltext")  # Lucene lags a commit by moments
     clear_vector_caches()
     yield mem
     clear_vector_caches()
@@ -51,8 +52,8 @@ def chat(
 @pytest.fixture(params=[None, LATER], ids=["now", "as-of-later"])
 def pair(request: pytest.FixtureRequest, chat: Memory) -> tuple[SearchSource, SearchSource]:
     """The graph source (now, or as of a time after everything) and the cached one."""
-    graph = Operators(chat.store.with_settings(search_cache="off"), chat.group, request.param)
-    cached = Operators(chat.store.with_settings(search_cache="eager"), chat.group)
+    graph = Operators(store_of(chat).with_settings(search_cache="off"), chat.group, request.param)
+    cached = Operators(store_of(chat).with_settings(search_cache="eager"), chat.group)
     assert isinstance(graph.source, GraphSource) and isinstance(cached.source, CachedSource)
     return graph.source, cached.source
 

@@ -163,7 +163,7 @@ def test_hostile_llm_extractions_are_stored_verbatim_as_data(
         update={"group": group, **llm.model_dump(include=set(llm.model_fields_set))}
     )
     llm_server.set_default(hostile_records)
-    kept = bystander.counts()
+    kept = bystander.inspect.counts()
     path = tmp_path / "hostile.jsonl"
     path.write_text(
         json.dumps({"conversation": "c", "speaker": "Mallory", "text": TEXT}), encoding="utf-8"
@@ -176,7 +176,7 @@ def test_hostile_llm_extractions_are_stored_verbatim_as_data(
     assert shape["labels"] <= LABELS, shape["labels"] - LABELS
     assert shape["types"] <= {t.value for t in RelType}, shape["types"]
     assert all(re.fullmatch(r"[a-z_]+", key) for key in shape["keys"]), shape["keys"]
-    assert bystander.counts() == kept
+    assert bystander.inspect.counts() == kept
 
     rows = store.read("inspect/records_with_turns", group=group)
     turn = store.read("inspect/turns", group=group)[0]
@@ -191,7 +191,7 @@ def test_hostile_llm_extractions_are_stored_verbatim_as_data(
     assert claim["target"].lower() == "bob`) detach delete b"  # a concept: lower-cased
     assert not any(r["type"] not in LABELS - {"Memory"} | {"KeyFact"} for r in rows)
     # the hostile relation words became no relationship at all
-    assert "KNOWS" not in mem.counts()["relationships"]
+    assert "KNOWS" not in mem.inspect.counts()["relationships"]
 
 
 HOSTILE_QUESTIONS = {
@@ -222,7 +222,7 @@ def test_hostile_questions_and_llm_plans_change_nothing(
     )
     offline = Memory(neo4j_settings.model_copy(update={"group": group}), store=store)
     offline.ingest(path)
-    before, kept = graph_shape(store), bystander.counts()
+    before, kept = graph_shape(store), bystander.inspect.counts()
     llm = settings_for(llm_server)
     online = Memory(
         offline.settings.model_copy(update=llm.model_dump(include=set(llm.model_fields_set))),
@@ -244,7 +244,7 @@ def test_hostile_questions_and_llm_plans_change_nothing(
             assert mem.ask(question).text, where
     assert llm_server.chat_requests, "the LLM router and answerer were asked"
     assert graph_shape(store) == before
-    assert bystander.counts() == kept
+    assert bystander.inspect.counts() == kept
 
 
 # -- credentials ----------------------------------------------------------------------

@@ -108,7 +108,7 @@ def test_an_id_sent_again_with_another_turn_is_a_conflict_and_changes_nothing(
     mem.queue_turn("Ana", "Queued.", conversation="c", source_id="m-2", durable=True)
     with pytest.raises(TurnIdConflict):
         mem.queue_turn("Ana", "Other.", conversation="c", source_id="m-2", durable=True)
-    mem.flush()
+    mem.live.flush()
     assert [t["text"] for t in chain_of(mem.settings, store, mem.group)] == [
         "I adopted a cat.",
         "Queued.",
@@ -213,7 +213,7 @@ def test_every_acknowledged_turn_is_stored_once_in_one_chain(
                 if cid is None:
                     id_less[text] += 1
             try:  # a queued turn's clash is found when it is written
-                mem.flush()
+                mem.live.flush()
             except LiveWriteError as exc:
                 assert isinstance(exc.__cause__, TurnIdConflict)
                 refused += exc.failures

@@ -83,8 +83,8 @@ def test_given_objects_are_used_and_never_closed(llm_server: ScriptedLLMServer) 
         calls = counting_close(llm)
         mem = Memory(settings, driver=driver, llm=llm, embedder=FakeEmbedder())  # type: ignore[arg-type]
         assert mem.llm is llm
-        assert mem.store._driver is driver
-        assert mem.embedder_identity() == ("fake-8", 8)
+        assert mem.clients.store._driver is driver
+        assert mem.admin.embedder_identity() == ("fake-8", 8)
         assert isinstance(mem.extractor, LLMExtractor)
         mem.close()
         assert calls == [] and driver.closed == 0
@@ -93,10 +93,10 @@ def test_given_objects_are_used_and_never_closed(llm_server: ScriptedLLMServer) 
 def test_memory_builds_and_closes_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     mem = Memory(OFFLINE, embedder=FakeEmbedder())
     closed: list[Any] = []
-    monkeypatch.setattr(mem.store, "close", lambda: closed.append(1))
+    monkeypatch.setattr(mem.clients.store, "close", lambda: closed.append(1))
     other = mem.for_group("someone-else")
     assert other.group == "someone-else" and other.clients is mem.clients
-    assert other.store is mem.store and other.embedder is mem.embedder
+    assert other.clients.store is mem.clients.store and other.embedder is mem.embedder
     other.close()
     assert closed == []
     mem.close()
@@ -127,4 +127,4 @@ def test_consolidate_refuses_unknown_jobs_before_touching_the_store() -> None:
 
 def test_init_takes_name_and_dimension_together() -> None:
     with Memory(OFFLINE) as mem, pytest.raises(ValueError):
-        mem.init("fake-8")
+        mem.admin.init("fake-8")
