@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -69,16 +70,42 @@ class Links:
     outgoing: np.ndarray
 
     @classmethod
-    def of(cls, links: Iterable[Sequence[Any]], row: Mapping[str, int]) -> Links:
-        kept = [
-            (REL_CODES[rel], row[other], bool(out))
-            for rel, other, out in links
-            if rel in REL_CODES and other in row
-        ]
-        if not kept:
-            return cls(np.zeros(0, np.int8), np.zeros(0, np.int64), np.zeros(0, bool))
-        rel, other, out = zip(*kept, strict=True)
-        return cls(np.array(rel, np.int8), np.array(other, np.int64), np.array(out, bool))
+    def of(
+        cls, links: Iterable[Sequence[Any]], rows_of: Callable[[Sequence[str]], np.ndarray]
+    ) -> Links:
+        """The relationships ``links`` ([type, other id, outgoing] each) whose type the copy
+        keeps and whose other end is a row (``rows_of``: each id's row, -1 for none)."""
+        listed = links if isinstance(links, list) else list(links)
+        if not listed:
+            return cls.none()
+        rels, others, outs = zip(*listed, strict=True)
+        n = len(rels)
+        rel = np.fromiter(map(REL_CODES.get, rels, repeat(-1)), np.int64, count=n)
+        other = np.asarray(rows_of(others), np.int64)
+        out = np.fromiter(map(bool, outs), bool, count=n)
+        keep = (rel >= 0) & (other >= 0)
+        return cls(rel[keep].astype(np.int8), other[keep], out[keep])
+
+    @classmethod
+    def none(cls) -> Links:
+        return cls(np.zeros(0, np.int8), np.zeros(0, np.int64), np.zeros(0, bool))
+
+    def without(self, rows: np.ndarray) -> Links:
+        """These relationships but those to ``rows``."""
+        if not rows.size or not self.other.size:
+            return self
+        keep = ~np.isin(self.other, rows)
+        return Links(self.rel[keep], self.other[keep], self.outgoing[keep])
+
+    def plus(self, more: Links) -> Links:
+        """These relationships, then ``more``."""
+        if not more.rel.size:
+            return self
+        return Links(
+            np.concatenate([self.rel, more.rel]),
+            np.concatenate([self.other, more.other]),
+            np.concatenate([self.outgoing, more.outgoing]),
+        )
 
 
 @dataclass(frozen=True)

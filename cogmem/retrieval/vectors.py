@@ -29,6 +29,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from operator import itemgetter
 from typing import Any, TypeVar
 
 import numpy as np
@@ -44,9 +45,11 @@ from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.scan import products
 from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.retrieval.vector_view import (
+    ColumnStore,
     Evidenced,
+    RowIndex,
     Rows,
-    grown,
+    grown_columns,
     nearest_rows,
     node_lookup,
     place_node,
@@ -60,10 +63,15 @@ _BLOCK = 2048
 """Streamed vectors are converted to float32 this many at a time."""
 _SPARE = 8
 """The matrix buffer keeps 1/_SPARE of its rows free for the rows refreshes append."""
+_ID_SLACK = 16
+"""Characters the id array's buffer allows beyond its longest id (a longer one copies it)."""
+_OTHER = itemgetter(1)
+"""A relationship's other end ([type, other id, outgoing])."""
 _LINK_CACHE = 50_000
 """Nodes whose relationships are kept as arrays (all forgotten past this)."""
 _DERIVED = 20_000
-"""Nodes a view keeps what :meth:`GroupVectors.node_as` derived from (per converter)."""
+"""Nodes whose :meth:`GroupVectors.node_as` results are kept (per converter; all
+forgotten past this)."""
 
 
 @dataclass
@@ -85,6 +93,16 @@ class GroupVectors:
     _buffer: np.ndarray | None = None
     #: row → (its fields when built, its relationships as arrays)
     _link_arrays: dict[int, tuple[dict[str, Any], Links]] = field(default_factory=dict)
+    #: converter → row → (its fields when derived, what was derived): see node_as
+    _derived: dict[Callable[..., Any], dict[int, tuple[dict[str, Any], Any]]] = field(
+        default_factory=dict
+    )
+    #: id → row, shared by every view (each reads it up to its own length)
+    _row_map: dict[str, int] = field(default_factory=dict)
+    #: the buffers of ids, types and fields the views share
+    _columns: ColumnStore | None = None
+    #: the id_array buffer the views share, once a view built it
+    _id_buffer: np.ndarray | None = None
     #: the turns' token rows read so far (late interaction)
     tokens: TokenRowCache = field(default_factory=TokenRowCache)
 
@@ -112,19 +130,26 @@ class GroupVectors:
         return None if at is None else view.fields[at]
 
     def node_as(self, node_id: str, convert: Callable[[dict[str, Any]], T]) -> T | None:
-        """``convert(node(node_id))``, computed once per node and view (``convert`` must
-        depend on the fields alone, and its result must not be changed); None when the
-        group has no such node. At most :data:`_DERIVED` nodes a view are kept."""
+        """``convert(node(node_id))``, computed once per node while its fields stay the
+        same (``convert`` must depend on the fields alone, and its result must not be
+        changed): kept across views, so a refresh derives again only what it rewrote;
+        None when the group has no such node. At most :data:`_DERIVED` nodes are kept."""
         view = self._rows
         at = view.row.get(node_id)
         if at is None:
             return None
-        done = view.derived.setdefault(convert, {})
-        value: T | None = done.get(at)
-        if value is None:
-            value = convert(view.fields[at])
-            if len(done) < _DERIVED:
-                done[at] = value
+        fields = view.fields[at]
+        done = self._derived.get(convert)
+        if done is None:
+            done = self._derived.setdefault(convert, {})
+        known = done.get(at)
+        if known is not None and known[0] is fields:
+            value: T = known[1]
+            return value
+        value = convert(fields)
+        if len(done) >= _DERIVED:
+            done.clear()
+        done[at] = (fields, value)
         return value
 
     def add(self, rows: Iterable[dict[str, Any]], catch_up: bool = False) -> None:
@@ -147,15 +172,19 @@ class GroupVectors:
         new_ids: list[str] = []
         new_types: list[str] = []
         new_fields: list[dict[str, Any]] = []
+        added: dict[str, int] = {}  # new ids of this refresh → row
         retyped: dict[int, str] = {}
         refielded: dict[int, dict[str, Any]] = {}
-        row = dict(old.row)
-        position = dict(old.position)
+        shared = self._row_map
+        position = old.position.writer()
         codes = dict(old.codes)
         evidenced = Evidenced(old.evidenced)
         blocks: list[np.ndarray] = []  # new vectors, converted to float32 as they stream in
         pending: list[Any] = []
         replaced: list[tuple[int, Any]] = []
+        #: rows of entities re-read by a catch-up whose relationships were arrays: (row,
+        #: those arrays, the relationships the catch-up read)
+        relinked: list[tuple[int, Links, list[Any]]] = []
 
         def fields_of(at: int) -> dict[str, Any]:
             if at >= n_old:
@@ -175,14 +204,24 @@ class GroupVectors:
             if stale_tokens:
                 self.tokens.drop(r["id"])
             data = {k: v for k, v in r.items() if k not in _NOT_KEPT}
-            at = row.get(r["id"])
+            at = added.get(r["id"])
+            if at is None:
+                at = shared.get(r["id"])
+                if at is not None and at >= n_old:  # left by a refresh that failed
+                    at = None
             if at is not None:
                 before = fields_of(at)
                 for turn_id in before.get("evidence") or ():
                     evidenced.drop(turn_id, r["id"])
                 if catch_up and r["type"] in ENTITY_TYPES:  # its links to the rest: kept
-                    kept = [link for link in before.get("links") or () if link[1] not in batch]
-                    data["links"] = kept + list(data.get("links") or ())
+                    read = list(data.get("links") or ())
+                    kept = before.get("links") or []
+                    if not batch.isdisjoint(map(_OTHER, kept)):  # some are read again
+                        kept = [link for link in kept if link[1] not in batch]
+                    data["links"] = kept + read
+                    cached = self._link_arrays.get(at)
+                    if at < n_old and cached is not None and cached[0] is before:
+                        relinked.append((at, cached[1], read))
             place_node(data, position, evidenced)
             if at is not None:
                 replaced.append((at, r["embedding"]))
@@ -193,7 +232,7 @@ class GroupVectors:
                     retyped[at] = r["type"] or ""
                     refielded[at] = data
                 continue
-            row[r["id"]] = n_old + len(new_ids)
+            added[r["id"]] = n_old + len(new_ids)
             new_ids.append(r["id"])
             new_types.append(r["type"] or "")
             new_fields.append(data)
@@ -205,9 +244,8 @@ class GroupVectors:
             blocks.append(unit_rows(np.asarray(pending, np.float32)))
         if not replaced and not new_ids:
             return
-        ids = grown(old.ids, new_ids, {})
-        types = grown(old.types, new_types, retyped)
-        fields = grown(old.fields, new_fields, refielded)
+        # a row read again keeps its type unless the row says otherwise
+        retyped = {at: t for at, t in retyped.items() if t != old.types[at]}
         matrix = self._matrix(old.matrix, replaced, blocks)
         is_turn = np.concatenate([old.is_turn, np.array([t == TURN for t in new_types], bool)])
         type_codes = np.concatenate(
@@ -216,9 +254,21 @@ class GroupVectors:
                 np.array([codes.setdefault(t, len(codes)) for t in new_types], np.int16),
             ]
         )
-        for at, _ in replaced:
-            is_turn[at] = types[at] == TURN
-            type_codes[at] = codes.setdefault(types[at], len(codes))
+        for at, kind in retyped.items():
+            is_turn[at] = kind == TURN
+            type_codes[at] = codes.setdefault(kind, len(codes))
+        try:  # the shared id → row map and buffers: what a failed refresh wrote is undone
+            shared.update(added)
+            self._columns, ids, types, fields = grown_columns(
+                self._columns, old.ids, old.types, old.fields,
+                (new_ids, new_types, new_fields), (retyped, refielded),
+            )  # fmt: skip
+        except BaseException:
+            for i in new_ids:
+                if shared.get(i, -1) >= n_old:
+                    del shared[i]
+            self._columns = None
+            raise
         changed = [at for at, _ in replaced] + list(range(n_old, len(ids)))
         view = Rows(
             ids=ids,
@@ -228,14 +278,20 @@ class GroupVectors:
             is_turn=is_turn,
             type_codes=type_codes,
             codes=codes,
-            row=row,
-            position=position,
+            row=RowIndex(shared, len(ids), ids),
+            position=position.result(),
             evidenced=evidenced.result(),
         )
         if "times" in old.__dict__:  # built already: carry it over, reading changed rows only
             view.__dict__["times"] = old.times.updated(view.fields, changed)
         if "id_array" in old.__dict__:  # built already (ties): a row's id never changes
-            view.__dict__["id_array"] = np.concatenate([old.id_array, np.array(new_ids, str)])
+            view.__dict__["id_array"] = self._grown_id_array(old.id_array, new_ids)
+        if relinked:  # the arrays of the links kept, then of those read
+            in_batch = view.row.rows_of(list(batch))
+            in_batch = in_batch[in_batch >= 0]
+            for at, links, read in relinked:
+                arrays = links.without(in_batch).plus(Links.of(read, view.row.rows_of))
+                self._link_arrays[at] = (fields[at], arrays)
         self._rows = view
         with self._text_lock:
             for at in changed:
@@ -243,6 +299,25 @@ class GroupVectors:
                     self._turn_text.put(at, fields[at])
                 else:
                     self._record_text.put(at, fields[at])
+
+    def _grown_id_array(self, old: np.ndarray, new_ids: list[str]) -> np.ndarray:
+        """The next view's id array: the old one with ``new_ids`` appended, into spare room
+        of the buffer the old one is a prefix of (a new buffer when it is full, another
+        view wrote past it, or an id is longer than its items)."""
+        n_old, need = len(old), len(old) + len(new_ids)
+        added = np.array(new_ids, str) if new_ids else np.empty(0, old.dtype)
+        buf = self._id_buffer
+        if (
+            buf is None
+            or old.base is not buf
+            or buf.shape[0] < need
+            or added.dtype.itemsize > buf.dtype.itemsize
+        ):
+            width = max(old.dtype.itemsize, added.dtype.itemsize) // 4 + _ID_SLACK
+            buf = self._id_buffer = np.empty(need + need // _SPARE, f"<U{width}")
+            buf[:n_old] = old
+        buf[n_old:need] = added
+        return buf[:need]
 
     def _matrix(
         self, old: np.ndarray, replaced: Sequence[tuple[int, Any]], blocks: list[np.ndarray]
@@ -406,7 +481,7 @@ class GroupVectors:
         cached = self._link_arrays.get(at)
         if cached is not None and cached[0] is fields:
             return cached[1]
-        links = Links.of(fields.get("links") or (), view.row)
+        links = Links.of(fields.get("links") or (), view.row.rows_of)
         if len(self._link_arrays) > _LINK_CACHE:
             self._link_arrays.clear()
         self._link_arrays[at] = (fields, links)

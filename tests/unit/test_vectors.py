@@ -284,3 +284,50 @@ def _state_of(view: object) -> tuple[object, ...]:
     g = GroupVectors()
     g._rows = view  # type: ignore[assignment]
     return _state(g)
+
+
+def test_a_catch_up_carries_an_entitys_relationship_arrays_over_as_built_afresh() -> None:
+    def entity(i: int, links: list[list[object]]) -> dict[str, object]:
+        return {"id": f"p{i}", "type": "Person", "embedding": [1.0, float(i)], "links": links}
+
+    def event(i: int) -> dict[str, object]:
+        return {"id": f"e{i}", "type": "Event", "embedding": [float(i), 1.0], "links": []}
+
+    g = GroupVectors()
+    first = [event(i) for i in range(6)]
+    g.add([*first, entity(0, [["PARTICIPATED_IN", f"e{i}", True] for i in range(6)])])
+    view = g._rows
+    built = g._links(view, view.row["p0"])  # arrays built, so a catch-up carries them over
+    # a catch-up: e2 read again, a new e6, p0 with its links to them (the rest kept)
+    read = [["PARTICIPATED_IN", "e2", True], ["PARTICIPATED_IN", "e6", True]]
+    g.add([event(2), event(6), entity(0, read)], catch_up=True)
+    new = g._rows
+    carried = g._links(new, new.row["p0"])
+    assert carried is not built
+    afresh = adjacency.Links.of(new.fields[new.row["p0"]]["links"], new.row.rows_of)
+    for got, want in zip(
+        (carried.rel, carried.other, carried.outgoing),
+        (afresh.rel, afresh.other, afresh.outgoing),
+        strict=True,
+    ):
+        assert got.tolist() == want.tolist()
+    assert sorted(new.ids[at] for at in carried.other.tolist()) == [f"e{i}" for i in range(7)]
+    # the old view reads the shared id → row map only up to its own rows
+    assert "e6" in new.row and "e6" not in view.row and view.row.get("e6") is None
+    assert len(view.row) == 7 and list(view.row) == list(view.ids)
+
+
+def test_node_as_is_kept_across_views_for_rows_a_refresh_did_not_rewrite() -> None:
+    g = GroupVectors()
+    g.add([{"id": i, "type": "Event", "content": i, "embedding": [1.0, 0.0]} for i in "ab"])
+    calls: list[str] = []
+
+    def shout(fields: dict[str, object]) -> str:
+        calls.append(str(fields["id"]))
+        return str(fields["content"]).upper()
+
+    assert [g.node_as("a", shout), g.node_as("b", shout)] == ["A", "B"]
+    g.add([{"id": "b", "type": "Event", "content": "bb", "embedding": [1.0, 0.0]}])
+    g.add([{"id": "c", "type": "Event", "content": "c", "embedding": [0.0, 1.0]}])
+    assert [g.node_as(i, shout) for i in "abc"] == ["A", "BB", "C"]
+    assert calls == ["a", "b", "b", "c"]  # a: derived once, over three views
