@@ -21,6 +21,8 @@ V = TypeVar("V")
 _MISSING: Any = object()
 _SPARE = 8
 """Shared column buffers keep 1/_SPARE of their rows free for the rows refreshes append."""
+ID_SLACK = 16
+"""Characters an id array's buffer allows beyond its longest id (a longer one copies it)."""
 _DELTA_MIN = 4096
 """A view's changes over its shared base (:class:`Layered`, :class:`Column`) are folded
 into a new base beyond this many entries (or 1/16 of the base, when larger)."""
@@ -227,8 +229,14 @@ class Rows:
 
     @cached_property
     def id_array(self) -> np.ndarray:
-        """The ids as a numpy array (built on first need: only many-way ties want it)."""
-        return np.array(self.ids.tolist())
+        """The ids as a numpy array (built on first need: only many-way ties want it), the
+        first rows of a buffer with room for the ids refreshes append (and longer ones)."""
+        built = np.array(self.ids.tolist() or [""])[: len(self.ids)]
+        n = len(built)
+        width = built.dtype.itemsize // 4 + ID_SLACK
+        buf = np.empty(n + n // _SPARE + 1, f"<U{width}")
+        buf[:n] = built
+        return buf[:n]
 
     @cached_property
     def turn_rows(self) -> np.ndarray:

@@ -45,6 +45,7 @@ from cogmem.retrieval.lexical import LexicalIndex
 from cogmem.retrieval.scan import products
 from cogmem.retrieval.token_rows import TokenRowCache
 from cogmem.retrieval.vector_view import (
+    ID_SLACK,
     ColumnStore,
     Evidenced,
     RowIndex,
@@ -63,8 +64,6 @@ _BLOCK = 2048
 """Streamed vectors are converted to float32 this many at a time."""
 _SPARE = 8
 """The matrix buffer keeps 1/_SPARE of its rows free for the rows refreshes append."""
-_ID_SLACK = 16
-"""Characters the id array's buffer allows beyond its longest id (a longer one copies it)."""
 _OTHER = itemgetter(1)
 """A relationship's other end ([type, other id, outgoing])."""
 _LINK_CACHE = 50_000
@@ -101,8 +100,6 @@ class GroupVectors:
     _row_map: dict[str, int] = field(default_factory=dict)
     #: the buffers of ids, types and fields the views share
     _columns: ColumnStore | None = None
-    #: the id_array buffer the views share, once a view built it
-    _id_buffer: np.ndarray | None = None
     #: the turns' token rows read so far (late interaction)
     tokens: TokenRowCache = field(default_factory=TokenRowCache)
 
@@ -300,21 +297,18 @@ class GroupVectors:
                 else:
                     self._record_text.put(at, fields[at])
 
-    def _grown_id_array(self, old: np.ndarray, new_ids: list[str]) -> np.ndarray:
-        """The next view's id array: the old one with ``new_ids`` appended, into spare room
-        of the buffer the old one is a prefix of (a new buffer when it is full, another
-        view wrote past it, or an id is longer than its items)."""
+    @staticmethod
+    def _grown_id_array(old: np.ndarray, new_ids: list[str]) -> np.ndarray:
+        """The next view's id array: the old one with ``new_ids`` appended into the spare
+        room of the buffer it is the first rows of (:attr:`Rows.id_array`; only the newest
+        view is ever extended), or into a new buffer when that one is full or an id is
+        longer than its items."""
         n_old, need = len(old), len(old) + len(new_ids)
         added = np.array(new_ids, str) if new_ids else np.empty(0, old.dtype)
-        buf = self._id_buffer
-        if (
-            buf is None
-            or old.base is not buf
-            or buf.shape[0] < need
-            or added.dtype.itemsize > buf.dtype.itemsize
-        ):
-            width = max(old.dtype.itemsize, added.dtype.itemsize) // 4 + _ID_SLACK
-            buf = self._id_buffer = np.empty(need + need // _SPARE, f"<U{width}")
+        buf = old.base
+        if buf is None or buf.shape[0] < need or added.dtype.itemsize > buf.dtype.itemsize:
+            width = max(old.dtype.itemsize, added.dtype.itemsize) // 4 + ID_SLACK
+            buf = np.empty(need + need // _SPARE, f"<U{width}")
             buf[:n_old] = old
         buf[n_old:need] = added
         return buf[:need]
