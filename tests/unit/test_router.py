@@ -115,3 +115,24 @@ def test_rule_router_types_are_plain_strings_of_the_vocabulary() -> None:
         types = RuleRouter().plan(question, PERSONS).node_types
         assert types and set(types) <= known
         assert all(type(t) is str for t in types)  # printed in traces as plain names
+
+
+def test_a_misspelt_name_is_the_person() -> None:
+    """Real questions misspell names ("Nikolas", "Nerbaas" in the REALTALK dev questions):
+    the person is still the one asked about, under the word the question used."""
+    persons = [
+        EntityRef(name="Nicolas", id="n"),
+        EntityRef(name="Nebraas", id="b"),
+        EntityRef(name="Caroline's dad", id="d"),
+        EntityRef(name="Caroline", id="c"),
+    ]
+    plan = RuleRouter().plan("What symptoms does Nikolas have with his disease?", persons)
+    assert [(e.name, e.mention) for e in plan.entities] == [("Nicolas", "Nikolas")]
+    plan = RuleRouter().plan("Can Nerbaas be considered a loyal partner of Nicolas?", persons)
+    assert [e.name for e in plan.entities] == ["Nebraas", "Nicolas"]
+    # a name said exactly is that person only, never a misspelling of another
+    plan = RuleRouter().plan("What does Caroline paint?", persons)
+    assert [e.name for e in plan.entities] == ["Caroline"]
+    # unlike enough, or another first letter: not a person
+    for question in ("What did Nicole bring?", "What did Micolas bring?"):
+        assert RuleRouter().plan(question, persons).entities == []
