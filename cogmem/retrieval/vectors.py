@@ -154,16 +154,23 @@ class GroupVectors:
         keep the view they took. ``catch_up``: the rows are what was written since the
         copy's sequence (``operators/vectors_since`` with ``$seq >= 0``), whose persons and
         concepts carry only their relationships to the other rows read: the rest of theirs
-        is kept from the copy. The new view shares what did not change with the old one
-        (its vectors, the turns' evidence lists, its times), so a refresh after a live turn
-        costs in proportion to what the turn wrote, plus copying the id lists.
+        is kept from the copy. The new view shares with the old one everything the turn did
+        not change, without copying it: new rows are appended into spare room of buffers
+        the old view is the first rows of (vectors, ids, types, fields, the id array), the
+        id → row dict is shared (each view reads it up to its own length), rows read again
+        and changed places and evidence lists sit in the view's own small maps over a shared
+        base (folded into a new base once they grow), and what was built from rows that did
+        not change is kept (times, relationship arrays, ``node_as``). So a refresh after a
+        live turn costs in proportion to what the turn wrote (at 100k records ~5 ms, was
+        ~28 ms with the id lists and maps copied: benchmarks/results/live_refresh.md), and
+        so does freeing the view it replaces.
 
-        The copies are made so that Python's cyclic GC has little to walk: at 100k records,
-        lists and tuples of every row's id, type and fields, young after each refresh, cost
-        ~40 ms in each generation's collection they passed through (measured with
-        ``gc.callbacks``). New rows gather in short lists joined to the old view's at the
-        end, into numpy object arrays, which the GC does not track, and the dicts map
-        strings to strings or ints, which it does not track either."""
+        What is kept is shaped so that Python's cyclic GC has little to walk: at 100k
+        records, lists and tuples of every row's id, type and fields cost ~40 ms in each
+        generation's collection they passed through (measured with ``gc.callbacks``). New
+        rows gather in short lists written into numpy object arrays, which the GC does not
+        track, and the dicts map strings to strings or ints, which it does not track
+        either."""
         old = self._rows
         n_old = len(old.ids)
         new_ids: list[str] = []
