@@ -28,7 +28,9 @@ pytest_plugins = ["tests.llm_server"]
 # A search reads the group into the process before it answers (``search_cache = eager``), so
 # that which path answered never depends on a background read's timing. The other modes,
 # Neo4j alone (``off``) and the default (``auto``: Neo4j first, the copy read behind), are
-# tested on purpose in tests/integration/test_cold_search.py.
+# tested on purpose in tests/integration/test_cold_search.py. The whole suite also passes
+# under the default (``COGMEM_SEARCH_CACHE=auto scripts/test``; a test of one source's
+# property asks for that source by its own settings).
 os.environ.setdefault("COGMEM_SEARCH_CACHE", "eager")
 
 
