@@ -296,18 +296,23 @@ def intersect_rows(
 def _forward(view: GraphView, xs: np.ndarray, concept: int) -> dict[int, list[int]]:
     """Concept row → the non-concept records among ``xs`` that lead to it (a concept in
     ``xs`` is reached itself)."""
-    reached: dict[int, list[int]] = {}
-    for x in xs.tolist():
-        if view.type_codes[x] == concept:
-            reached.setdefault(x, [])
-            continue
-        links = view.links(x)
-        hit = links.outgoing & _TO_CONCEPT[links.rel]
-        for c in links.other[hit].tolist():
-            if view.type_codes[c] == concept and not view.is_turn[c]:
-                via = reached.setdefault(c, [])
-                if x not in via:
-                    via.append(x)
+    is_concept = view.type_codes[xs] == concept
+    reached: dict[int, list[int]] = {c: [] for c in xs[is_concept].tolist()}
+    records = xs[~is_concept]
+    if not records.size:
+        return reached
+    # every record's relationships at once: one pass of numpy instead of one per record
+    # (a person's ~1,000 events took ~12 ms a search one by one)
+    parts = [view.links(x) for x in records.tolist()]
+    sizes = np.fromiter((p.rel.size for p in parts), np.int64, count=len(parts))
+    rel = np.concatenate([p.rel for p in parts])
+    other = np.concatenate([p.other for p in parts])
+    outgoing = np.concatenate([p.outgoing for p in parts])
+    source = np.repeat(records, sizes)
+    hit = outgoing & _TO_CONCEPT[rel]
+    hit[hit] = (view.type_codes[other[hit]] == concept) & ~view.is_turn[other[hit]]
+    for c, x in dict.fromkeys(zip(other[hit].tolist(), source[hit].tolist(), strict=True)):
+        reached.setdefault(c, []).append(x)
     return reached
 
 
