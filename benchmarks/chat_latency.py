@@ -6,8 +6,10 @@ dev chat, realtalk-5, 1,548 turns), warm and cold, with its ingest rate:
 
 * **ingest**: turns/s of ``Memory.ingest_conversations`` for the conversation (skipped with
   ``--reuse`` when the group holds a complete ingest);
-* **warm**: every question of the conversation through ``Memory.search(k=10)`` in a process
-  that has read the group (``search_cache = eager``), after one untimed pass;
+* **warm**: every question of the conversation through ``Memory.retrieve(k=10)`` (what
+  ``Memory.search`` runs) in a process that has read the group (``search_cache = eager``),
+  after one untimed pass, with where each search's time goes (embedding, each operator,
+  the Python between them);
 * **cold**: the first ``Memory.search`` of a fresh process (``search_cache = auto``, the
   default: Neo4j's indexes answer while the copy is read behind), with the embedding model
   already loaded, one process per run, each a different question; also every question
@@ -56,13 +58,31 @@ def percentiles(ms: list[float]) -> dict[str, float]:
     }
 
 
-def timed_searches(mem: Memory, questions: list[str]) -> list[float]:
+def timed_searches(
+    mem: Memory, questions: list[str], parts: dict[str, list[float]] | None = None
+) -> list[float]:
+    """Each question's search time (ms); with ``parts``, each part's time of each search
+    (ms: embedding, each operator's round trips and row reading, and the Python between)."""
     out = []
     for q in questions:
         started = time.perf_counter()
-        mem.search(q, k=10)
+        retrieval = mem.retrieve(q, k=10)
         out.append(1000 * (time.perf_counter() - started))
+        if parts is not None:
+            for part, seconds in retrieval.seconds.items():
+                parts.setdefault(part, []).append(1000 * seconds)
     return out
+
+
+def breakdown(parts: dict[str, list[float]], searches: int) -> dict[str, dict[str, float]]:
+    """Per part: its mean over all searches (0 where a search skipped it) and its p95."""
+    return {
+        part: {
+            "mean_ms": round(sum(ms) / searches, 2),
+            "p95_ms": round(float(np.percentile(ms + [0.0] * (searches - len(ms)), 95)), 1),
+        }
+        for part, ms in parts.items()
+    }
 
 
 def load() -> str:
@@ -106,10 +126,14 @@ def main(argv: list[str] | None = None) -> int:
             }
         mem.admin.await_indexes(seconds=600)
         timed_searches(mem, questions)  # reads the group, warms Neo4j and the caches
-        data["warm"] = percentiles(timed_searches(mem, questions))
+        parts: dict[str, list[float]] = {}
+        data["warm"] = percentiles(timed_searches(mem, questions, parts))
+        data["warm_parts"] = breakdown(parts, len(questions))
     with Memory.connect(args.uri, group=group, search_cache="off") as mem:
         timed_searches(mem, questions[:3])
-        data["neo4j_only"] = percentiles(timed_searches(mem, questions))
+        parts = {}
+        data["neo4j_only"] = percentiles(timed_searches(mem, questions, parts))
+        data["neo4j_only_parts"] = breakdown(parts, len(questions))
     cold = []
     for i in range(args.cold_runs):
         question = questions[i % len(questions)]
@@ -159,6 +183,25 @@ def markdown(d: dict[str, Any]) -> str:
         *[f"| {label} | {r['n']} | {r['p50_ms']} | {r['p95_ms']} |" for label, r in rows],
         "",
     ]
+    warm, off = d.get("warm_parts"), d.get("neo4j_only_parts")
+    if warm and off:
+        names = sorted(set(warm) | set(off), key=lambda n: -warm.get(n, off.get(n, {}))["mean_ms"])
+        zero = {"mean_ms": 0.0, "p95_ms": 0.0}
+        lines += [
+            "Where a search's time goes, per part (ms: mean over all searches, 0 where one "
+            "skipped the part, and p95). embed: the question's vector; an operator: its reads "
+            "(of the copy, or Neo4j's round trips) and the Python that reads their rows; "
+            "python: routing and ranking between them.",
+            "",
+            "| part | warm mean | warm p95 | Neo4j alone mean | Neo4j alone p95 |",
+            "|---|---|---|---|---|",
+            *[
+                f"| {n} | {warm.get(n, zero)['mean_ms']} | {warm.get(n, zero)['p95_ms']} | "
+                f"{off.get(n, zero)['mean_ms']} | {off.get(n, zero)['p95_ms']} |"
+                for n in names
+            ],
+            "",
+        ]
     return "\n".join(lines)
 
 
