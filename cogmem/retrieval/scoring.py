@@ -35,7 +35,7 @@ from cogmem.embed.minilm import MINILM_NAMES
 from cogmem.models import PLAN_STATUSES, Intent, RecordType, TimeRange
 from cogmem.retrieval.candidates import Candidate, GroundedTurn
 from cogmem.retrieval.router import Plan
-from cogmem.text import stem, topic_stems
+from cogmem.text import sentences, stem, topic_stems
 
 # -- named numbers ----------------------------------------------------------------------
 CLAIM_INTENTS: frozenset[Intent] = frozenset({"opinion", "update"})
@@ -284,7 +284,6 @@ class ClaimFields(Protocol):
 
 
 _CAPTION = re.compile(r"\[image:[^\]]*\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 _ASKS: dict[str, bool] = {}
@@ -301,8 +300,8 @@ def mostly_asks(text: str) -> bool:
     plain = _CAPTION.sub("", text).strip()
     asks = False
     if plain.endswith("?"):
-        sentences = [part for part in _SENTENCE_END.split(plain) if part.strip()]
-        asks = 2 * sum(part.rstrip().endswith("?") for part in sentences) >= len(sentences)
+        parts = sentences(plain)
+        asks = 2 * sum(part.text.endswith("?") for part in parts) >= len(parts)
     if len(_ASKS) >= _ASKS_KEPT:
         _ASKS.clear()
     _ASKS[text] = asks

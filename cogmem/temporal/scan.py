@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from cogmem.temporal.rules import (
     shift,
 )
 from cogmem.temporal.tense import Tense, infer_tense
+from cogmem.text import sentences
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,7 @@ def context_factory(
 
     def ctx_for(pos: int) -> Ctx:
         if not bounds:
-            ends = (m.end() for m in _SENTENCE_END.finditer(text))
+            ends = (span.end for span in sentences(text))
             bounds.extend([0, *ends, len(text) + 1])
         i = bisect_right(bounds, pos) - 1
         if i not in contexts:
@@ -128,9 +128,6 @@ def context_factory(
         return contexts[i]
 
     return ctx_for
-
-
-_SENTENCE_END = re.compile(r"[.!?\n]+(?:\s|$)")
 
 
 # --------------------------------------------------------------------------- public API

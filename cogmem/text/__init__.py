@@ -4,14 +4,13 @@ sentence spans, stopwords, and the sentiment word lists."""
 from __future__ import annotations
 
 from cogmem.text.lexicon import NEGATIVE, POSITIVE, word_set
-from cogmem.text.sentences import SENTENCE, WORD, Span, sentences
+from cogmem.text.sentences import WORD, Span, sentences
 from cogmem.text.stems import content_stems, stem, topic_stems
 from cogmem.text.stopwords import STOPWORDS
 
 __all__ = [
     "NEGATIVE",
     "POSITIVE",
-    "SENTENCE",
     "STOPWORDS",
     "WORD",
     "Span",
