@@ -19,7 +19,7 @@ OPTIONAL: dict[str, Any] = {"as_of": None, "as_of_cap": 0, "kind": None, "pool_s
 not passed: ``$as_of`` (a search as of a time, issue 32) is null for "now"; ``$as_of_cap``
 (how far ``group_size`` counts what was said by then) counts nothing then; ``$kind`` (what
 ``group_size`` counts of the group: 'turns', 'records', null for both) counts both;
-``$pool_size`` (how many of an exact scan as of a time return their ids as a pool) none."""
+``$pool_size`` (how many of an exact scan return their ids as a pool) none."""
 
 
 class StatementNotFound(KeyError):

@@ -7,13 +7,20 @@
 // cheaper.
 // $as_of (null: now): only what was said by then, each record with the status it had
 // then (see operators/README.md).
+// $pool_size (0: none): the ids of the nearest $pool_size come back as `pool` (on the
+// first row), which a second vector of the same search scores (nearest_*_among) in a
+// group large enough that a second scan costs more than looking those few up.
 MATCH (n:Memory)
 WHERE n.group_id = $group
   AND ($as_of IS NULL OR coalesce(n.at, n.first_at) <= $as_of)
   AND n.type IN $types AND n.embedding IS NOT NULL
 WITH n, vector.similarity.cosine(n.embedding, $vector) AS sim
 ORDER BY sim DESC, n.id
-LIMIT $k
+LIMIT CASE WHEN $pool_size > $k THEN $pool_size ELSE $k END
+WITH collect(n) AS found, collect(sim) AS sims
+UNWIND range(0, CASE WHEN size(found) < $k THEN size(found) ELSE $k END - 1) AS i
+WITH found[i] AS n, sims[i] AS sim,
+     CASE WHEN i = 0 AND $pool_size > 0 THEN [m IN found | m.id] END AS pool
 RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
           status: CASE WHEN $as_of IS NULL OR n.valid_to IS NULL THEN n.status
                        WHEN n.valid_to <= $as_of THEN 'SUPERSEDED'
@@ -22,4 +29,5 @@ RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
           .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
           .quote, .confidence} AS node,
-       sim
+       sim,
+       pool

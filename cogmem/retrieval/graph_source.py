@@ -58,6 +58,7 @@ from cogmem.retrieval.read_limits import (
     INDEX_FIRST_FETCH,
     INDEX_OVERFETCH,
     LUCENE_ALL,
+    POOLED_SCAN_NODES,
     TYPED_EXACT_SCAN_NODES,
     check_ground_window,
 )
@@ -72,8 +73,11 @@ _AMONG = {
     "operators/nearest_claims_indexed": "operators/nearest_records_among",
     "operators/nearest_turns_as_of": "operators/nearest_turns_among",
     "operators/nearest_records_as_of": "operators/nearest_records_among",
+    "operators/nearest_turns": "operators/nearest_turns_among",
+    "operators/nearest_records": "operators/nearest_records_among",
+    "operators/nearest_records_typed": "operators/nearest_records_among",
 }
-"""The statement that scores an ask's pool (an HNSW ask's, or an exact scan's as of a time)
+"""The statement that scores an ask's pool (an HNSW ask's, or an exact scan's)
 for a second vector of the same search."""
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
@@ -245,20 +249,27 @@ class GraphSource:
             if rows is _NO_INDEX:
                 rows = None
         if rows is None:
-            return self._nearest(exact, params, query)
+            pooled = mine > POOLED_SCAN_NODES and exact in _AMONG
+            return self._scan(exact, params, query, k, pooled)
         return self._kept(rows, query)
 
     def _scan_as_of(
         self, kind: str, params: dict[str, Any], query: np.ndarray, k: int, pooled: bool
     ) -> list[tuple[str, float]]:
-        """The exact scan of the turns or records said by :attr:`as_of`. In a group too
-        large to scan now (``pooled``), a search's second vector (the feedback pass, near
-        the first) scores the first scan's nearest few times k instead of scanning again,
-        as a search of now scores its first HNSW ask's pool; in a small group both scan, as
-        they do now."""
-        statement = f"operators/nearest_{kind}_as_of"
-        ask = (statement, None, k)
-        pooled_rows = self._from_pool(ask, params, k)
+        """The exact scan of the turns or records said by :attr:`as_of`, pooled (see
+        :meth:`_scan`) in a group too large to scan now."""
+        return self._scan(f"operators/nearest_{kind}_as_of", params, query, k, pooled)
+
+    def _scan(
+        self, statement: str, params: dict[str, Any], query: np.ndarray, k: int, pooled: bool
+    ) -> list[tuple[str, float]]:
+        """An exact scan's rows (``statement``). ``pooled``: the scan also returns the ids
+        of its nearest few times k, and the search's second vector of the same ask (the
+        feedback pass, near the first) scores those by id instead of scanning again, as a
+        search scores its first HNSW ask's pool."""
+        typed = params.get("types")
+        ask = (statement, None if typed is None else tuple(sorted(typed)), k)
+        pooled_rows = self._from_pool(ask, params, k) if pooled else None
         if pooled_rows is not None:
             return self._kept(pooled_rows, query)
         size = min(INDEX_FETCH_CAP, k * INDEX_FIRST_FETCH) if pooled else 0
@@ -276,12 +287,6 @@ class GraphSource:
         if pool is None:
             return None
         return self._read(_AMONG[ask[0]], ids=pool, vector=params["vector"], k=k)
-
-    def _nearest(
-        self, statement: str, params: dict[str, Any], query: np.ndarray
-    ) -> list[tuple[str, float]]:
-        """An exact scan's rows (``statement``)."""
-        return self._kept(self._read(statement, **params), query)
 
     def _kept(self, rows: list[dict[str, Any]], query: np.ndarray) -> list[tuple[str, float]]:
         """Nearest rows as (id, similarity), their fields kept for the rest of the search."""

@@ -9,6 +9,11 @@ EXACT_SCAN_NODES = 10_000
 """Up to this many nodes of a label in the group, a vector search scans them all exactly
 through the group_id index (Neo4j scores ~50k–100k vectors a second here); beyond, it asks
 the shared HNSW index."""
+POOLED_SCAN_NODES = 1_000
+"""Above this many nodes of a label in the group, an exact scan also returns the ids of its
+nearest few times k (a pool), and the search's second vector of the same ask (the feedback
+pass, near the first) scores that pool by id instead of scanning the group again. At or
+below, a second scan costs about what the lookup does, and both vectors scan."""
 TYPED_EXACT_SCAN_NODES = 2_500
 """The same for a search of records of some types, counted among those types: a large
 group's HNSW index answers most typed searches in its first asks (~30 ms each), where

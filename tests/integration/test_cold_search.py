@@ -521,6 +521,41 @@ def test_a_second_vector_is_scored_among_the_first_asks_pool(
         assert cold.statements.count(f"operators/nearest_{kind}_among") == 1
 
 
+def test_an_exact_scan_of_a_larger_group_scores_a_second_vector_among_its_nearest(
+    potters: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scanned exactly (a group under the HNSW limit) but large enough that a second scan
+    costs more than a lookup (``POOLED_SCAN_NODES``), the first vector's scan also returns
+    the ids of its nearest few times k, and the second vector of the same ask (the feedback
+    pass) scores those: one scan a kind, the copy's rows wherever the pool holds them (here
+    it holds the whole group). Below the limit both vectors scan."""
+    _, warm = _sources(potters)
+    first = potters.embedder.embed_query("Where does Agata teach ceramics?")
+    ids = [i for i, _ in warm.top(first, turns=True, types=None, k=3)]
+    small = Operators(_store(potters, "off"), potters.group).source
+    assert isinstance(small, GraphSource)
+    second = small.feedback(first, ids, 0.2)
+    assert second is not None
+    for vec in (first, second):
+        small.top(vec, turns=True, types=None, k=3)
+    assert small.statements.count("operators/nearest_turns") == 2
+    assert "operators/nearest_turns_among" not in small.statements
+    monkeypatch.setattr(graph_source, "POOLED_SCAN_NODES", 0)
+    monkeypatch.setattr(graph_source, "INDEX_FIRST_FETCH", graph_source.INDEX_FETCH_CAP)
+    cold = Operators(_store(potters, "off"), potters.group).source
+    assert isinstance(cold, GraphSource)
+    for turns in (True, False):
+        kind = "turns" if turns else "records"
+        for vec in (first, second):
+            _close_pairs(
+                cold.top(vec, turns=turns, types=None, k=3),
+                warm.top(vec, turns=turns, types=None, k=3),
+            )
+        assert cold.statements.count(f"operators/nearest_{kind}") == 1
+        assert cold.statements.count(f"operators/nearest_{kind}_among") == 1
+        assert f"operators/nearest_{kind}_indexed" not in cold.statements
+
+
 def test_a_failed_index_ask_sizes_the_next_by_the_groups_share_of_it(
     potters: Memory, other_groups: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
