@@ -192,7 +192,7 @@ class GraphSource:
                     if not visible:
                         return []
                     large = sizes[kind] > EXACT_SCAN_NODES
-                    return self._scan_as_of(kind, params, query, k, pooled=large)
+                    return self._scan(f"operators/nearest_{kind}_as_of", params, query, k, large)
         else:
             typed = self._typed_size(types)
             everyone, all_claims = typed["all_records"], typed["all_claims"]
@@ -252,13 +252,6 @@ class GraphSource:
             pooled = mine > POOLED_SCAN_NODES and exact in _AMONG
             return self._scan(exact, params, query, k, pooled)
         return self._kept(rows, query)
-
-    def _scan_as_of(
-        self, kind: str, params: dict[str, Any], query: np.ndarray, k: int, pooled: bool
-    ) -> list[tuple[str, float]]:
-        """The exact scan of the turns or records said by :attr:`as_of`, pooled (see
-        :meth:`_scan`) in a group too large to scan now."""
-        return self._scan(f"operators/nearest_{kind}_as_of", params, query, k, pooled)
 
     def _scan(
         self, statement: str, params: dict[str, Any], query: np.ndarray, k: int, pooled: bool
