@@ -79,6 +79,15 @@ _AMONG = {
 }
 """The statement that scores an ask's pool (an HNSW ask's, or an exact scan's)
 for a second vector of the same search."""
+Ask = tuple[str, tuple[str, ...] | None, int]
+
+
+def _ask(statement: str, params: dict[str, Any], k: int) -> Ask:
+    """An ask's name in a search (statement, types sorted or None, k): its pool's key."""
+    typed = params.get("types")
+    return statement, None if typed is None else tuple(sorted(typed)), k
+
+
 _NO_INDEX: list[dict[str, Any]] = []
 """What :meth:`GraphSource._ask_index` returns when its index does not exist."""
 
@@ -103,8 +112,8 @@ class GraphSource:
         self._sims: dict[bytes, dict[str, float]] = {}
         self._sizes: dict[str, dict[str, int]] = {}
         self._typed_sizes: dict[str, dict[str, int]] = {}
-        self._fetched: dict[tuple[str, tuple[str, ...] | None, int], int] = {}
-        self._pools: dict[tuple[str, tuple[str, ...] | None, int], list[str]] = {}
+        self._fetched: dict[Ask, int] = {}
+        self._pools: dict[Ask, list[str]] = {}
         self._persons: list[dict[str, Any]] | None = None
         # each count has a lock of its own: Anchor's asks count what each needs at once
         self._counting = {"turns": threading.Lock(), "records": threading.Lock()}
@@ -260,8 +269,7 @@ class GraphSource:
         of its nearest few times k, and the search's second vector of the same ask (the
         feedback pass, near the first) scores those by id instead of scanning again, as a
         search scores its first HNSW ask's pool."""
-        typed = params.get("types")
-        ask = (statement, None if typed is None else tuple(sorted(typed)), k)
+        ask = _ask(statement, params, k)
         pooled_rows = self._from_pool(ask, params, k) if pooled else None
         if pooled_rows is not None:
             return self._kept(pooled_rows, query)
@@ -271,9 +279,7 @@ class GraphSource:
             self._pools[ask] = list(rows[0]["pool"])
         return self._kept(rows, query)
 
-    def _from_pool(
-        self, ask: tuple[str, tuple[str, ...] | None, int], params: dict[str, Any], k: int
-    ) -> list[dict[str, Any]] | None:
+    def _from_pool(self, ask: Ask, params: dict[str, Any], k: int) -> list[dict[str, Any]] | None:
         """The same ask for a second vector (the feedback pass, near the first): the nodes
         the first one kept as its pool, scored for this vector; None when it kept none."""
         pool = self._pools.get(ask)
@@ -315,8 +321,7 @@ class GraphSource:
         # scores the pool the first one returned when that found enough; else it starts
         # where the last one ended, or goes straight to the exact scan it ended with: one
         # larger ask instead of the same small ones failing again
-        typed = params.get("types")
-        ask = (statement, None if typed is None else tuple(sorted(typed)), k)
+        ask = _ask(statement, params, k)
         pooled_rows = self._from_pool(ask, params, k)
         if pooled_rows is not None:
             return pooled_rows
