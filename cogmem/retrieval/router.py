@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from cogmem.models import Intent, RecordType, TimeRange
+from cogmem.retrieval.lexical import LUCENE_ENGLISH_STOP_WORDS
 from cogmem.retrieval.lucene import keywords
 from cogmem.temporal import infer_tense, question_window, resolve
 
@@ -139,11 +140,13 @@ LOOSE_NAME_RATIO = 80.0
 score 85.7 (one letter changed, two swapped); "Nicole" for Nicolas 76.9. Not tuned: the
 first value tried; the dev questions that misspell a name are too few to tune on."""
 _NAME_WORD = re.compile(r"[^\W\d_]{4,}")
+_SHORT_NAME = re.compile(r"\b[^\W\d_]{3,}\b")
 
 
 def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
     """Persons (by name or alias) a question mentions, in order of mention; a person the
-    question does not name exactly is still found under a misspelling (:func:`_misspelt`)."""
+    question does not name exactly is still found under a misspelling or a shortening of
+    the name (:func:`_loosely_named`)."""
     found: list[tuple[int, EntityRef]] = []
     seen: set[str] = set()
     for person in persons:
@@ -156,17 +159,24 @@ def match_persons(question: str, persons: list[EntityRef]) -> list[EntityRef]:
                 seen.add(person.name)
                 found.append((m.start(), EntityRef(name=person.name, id=person.id, mention=name)))
                 break
-    found += _misspelt(question, persons, seen)
+    found += _loosely_named(question, persons, seen)
     return [ref for _, ref in sorted(found, key=lambda pair: pair[0])]
 
 
-def _misspelt(
+def _loosely_named(
     question: str, persons: list[EntityRef], seen: set[str]
 ) -> list[tuple[int, EntityRef]]:
-    """Persons not in ``seen`` whose one-word name or alias a word of the question misspells
-    (same first letter, :data:`LOOSE_NAME_RATIO`), with where the word stands. A word that
-    is any person's name (or a word of one: "Caroline" in "Caroline's dad") is that person,
-    never another's misspelling."""
+    """Persons not in ``seen`` that a word of the question names loosely, with where the
+    word stands. Two ways, for a one-word name or alias:
+
+    * a misspelling: same first letter and :data:`LOOSE_NAME_RATIO` alike ("Nikolas");
+    * a shortening: a capitalised word of three letters or more, not the question's first,
+      that begins the name and begins no other person's ("Theo" for Theodore, "Nico" for
+      Nicolas), as people shorten names; a question's first word is capitalised anyway
+      ("Will Sam come?"), so it is never taken for one, nor is a stop word ("The").
+
+    A word that is any person's name (or a word of one: "Caroline" in "Caroline's dad") is
+    that person, never another's misspelling or shortening."""
     known = {
         word.lower()
         for p in persons
@@ -174,30 +184,55 @@ def _misspelt(
         if name
         for word in _NAME_WORD.findall(name)
     }
-    words = [m for m in _NAME_WORD.finditer(question) if m.group(0).lower() not in known]
+    one_word: dict[str, list[str]] = {}  # a person's one-word names (a ref per alias)
+    for p in persons:
+        one_word.setdefault(p.name, []).extend(
+            n.lower() for n in (p.name, p.mention) if n and _NAME_WORD.fullmatch(n)
+        )
+
+    def begun(word: str) -> set[str]:
+        """The persons one of whose names ``word`` begins and is shorter than."""
+        low = word.lower()
+        return {
+            name
+            for name, names in one_word.items()
+            if any(len(n) > len(low) and n.startswith(low) for n in names)
+        }
+
+    # a word that begins two persons' names ("Marg": Margaret, Margot) names neither
+    words = [
+        m
+        for m in _NAME_WORD.finditer(question)
+        if m.group(0).lower() not in known and len(begun(m.group(0))) < 2
+    ]
+    shorts = [
+        m
+        for m in _SHORT_NAME.finditer(question)
+        if m.start() > 0
+        and m.group(0)[0].isupper()
+        and m.group(0).lower() not in known
+        and m.group(0).lower() not in LUCENE_ENGLISH_STOP_WORDS  # "The Office": not Theo
+    ]
     out: list[tuple[int, EntityRef]] = []
     for person in persons:
         if person.name in seen:
             continue
-        for name in (person.name, person.mention):
-            if not name or not _NAME_WORD.fullmatch(name):
-                continue
-            low = name.lower()
-            hit = next(
-                (
-                    m
-                    for m in words
-                    if m.group(0)[0].lower() == low[0]
-                    and fuzz.ratio(m.group(0).lower(), low) >= LOOSE_NAME_RATIO
-                ),
-                None,
+        names = one_word[person.name]
+        hit = next(
+            (
+                m
+                for low in names
+                for m in words
+                if m.group(0)[0].lower() == low[0]
+                and fuzz.ratio(m.group(0).lower(), low) >= LOOSE_NAME_RATIO
+            ),
+            None,
+        ) or next((m for m in shorts if begun(m.group(0)) == {person.name}), None)
+        if hit is not None:
+            seen.add(person.name)
+            out.append(
+                (hit.start(), EntityRef(name=person.name, id=person.id, mention=hit.group(0)))
             )
-            if hit is not None:
-                seen.add(person.name)
-                out.append(
-                    (hit.start(), EntityRef(name=person.name, id=person.id, mention=hit.group(0)))
-                )
-                break
     return out
 
 

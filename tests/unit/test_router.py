@@ -136,3 +136,29 @@ def test_a_misspelt_name_is_the_person() -> None:
     # unlike enough, or another first letter: not a person
     for question in ("What did Nicole bring?", "What did Micolas bring?"):
         assert RuleRouter().plan(question, persons).entities == []
+
+
+def test_a_shortened_name_is_the_person() -> None:
+    """Questions shorten names the chat spells out ("Theo" for Theodore): a capitalised word
+    that begins one person's name, and no other's, is that person."""
+    persons = [
+        EntityRef(name="Theodore", id="t"),
+        EntityRef(name="Margaret", id="m"),
+        EntityRef(name="Margot", id="g"),
+        EntityRef(name="Nicolas", id="n"),
+        EntityRef(name="Nicolas", id="n", mention="Nicky"),
+    ]
+    plan = RuleRouter().plan("What sport does Theo play?", persons)
+    assert [(e.name, e.mention) for e in plan.entities] == [("Theodore", "Theo")]
+    plan = RuleRouter().plan("Did Nico call Theo back?", persons)
+    assert [e.name for e in plan.entities] == ["Nicolas", "Theodore"]
+    # "Marg" begins Margaret and Margot: nobody; lower case or the first word: not a name
+    for question in (
+        "What is Marg allergic to?",
+        "What did theo say?",
+        "Theo, what time?",
+    ):
+        assert RuleRouter().plan(question, persons).entities == []
+    # a stop word in capitals is a title's, not a shortened name
+    plan = RuleRouter().plan("Did Margaret like The Office?", persons)
+    assert [e.name for e in plan.entities] == ["Margaret"]
