@@ -63,8 +63,8 @@ def referenced_time(ev: Evidence) -> str | None:
     # A day or longer was resolved on the speaker's local calendar (local midnight to local
     # midnight) and comes back as UTC instants, which fall on the day before for a speaker
     # east of UTC. Read half a day on, such a start lies on its local day for any offset
-    # within ±12 h; a UTC span's start too. (Times come back without their offset: the
-    # offset kept by ingest is not carried to search yet.)
+    # within ±12 h; a UTC span's start too. (A span comes back in UTC; the time a turn was
+    # said comes back at the offset it was given with, so its day is the speaker's.)
     shift = LOCAL_DAY_SHIFT if ev.time_end - ev.time_start >= timedelta(hours=23) else timedelta(0)
     tr = TimeRange(
         start=ev.time_start + shift,

@@ -50,7 +50,7 @@ RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offse
        // what a search without the group's copy in process needs of the turn and its
        // records: their fields, and their similarity to $vector (0.0 when null)
        n {.id, type: 'Turn', content: n.full_text, .speaker, .source_id, .conversation_id,
-          .idx, at_s: n.at.epochSeconds,
+          .idx, at_s: n.at.epochSeconds, at_off: n.at.offsetSeconds,
           prev_idx: [(p:Turn)-[:NEXT]->(n) | p.idx][0]} AS node,
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim,
@@ -60,7 +60,8 @@ RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offse
                        ELSE coalesce(r.first_status, r.status) END,
           .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: r.time_start.epochSeconds, time_end_s: r.time_end.epochSeconds,
-          .time_text, at_s: r.at.epochSeconds, consolidated: coalesce(r.consolidated, false),
+          .time_text, at_s: r.at.epochSeconds, at_off: r.at.offsetSeconds,
+          consolidated: coalesce(r.consolidated, false),
           .quote, .confidence,
           sim: CASE WHEN $vector IS NULL OR r.embedding IS NULL THEN 0.0
                     ELSE vector.similarity.cosine(r.embedding, $vector) END}] AS record_rows

@@ -17,6 +17,7 @@ RETURN n {.id, .type, .name, .content, .speaker, .subject, .source, .target,
                        ELSE coalesce(n.first_status, n.status) END,
           .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
-          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .time_text, at_s: n.at.epochSeconds, at_off: n.at.offsetSeconds,
+          consolidated: coalesce(n.consolidated, false),
           .quote, .confidence} AS node,
        sim

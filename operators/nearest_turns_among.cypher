@@ -18,7 +18,8 @@ RETURN n {.id, type: 'Turn', .name, content: n.full_text, .search_text, .speaker
                        ELSE coalesce(n.first_status, n.status) END,
           .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
-          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .time_text, at_s: n.at.epochSeconds, at_off: n.at.offsetSeconds,
+          consolidated: coalesce(n.consolidated, false),
           .quote, .confidence,
           // the turn before it in its conversation (NEXT): its neighbour by order, not idx - 1
           prev_idx: [(p:Turn)-[:NEXT]->(n) | p.idx][0]} AS node,

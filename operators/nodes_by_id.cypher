@@ -23,7 +23,8 @@ RETURN n {.id, type: type, .name, content: content, .search_text, .speaker, .sub
                        ELSE coalesce(n.first_status, n.status) END,
           .turn_id, .source_id, .conversation_id, .idx,
           time_start_s: n.time_start.epochSeconds, time_end_s: n.time_end.epochSeconds,
-          .time_text, at_s: n.at.epochSeconds, consolidated: coalesce(n.consolidated, false),
+          .time_text, at_s: n.at.epochSeconds, at_off: n.at.offsetSeconds,
+          consolidated: coalesce(n.consolidated, false),
           .quote, .confidence,
           prev_idx: prev_idx} AS node,
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0

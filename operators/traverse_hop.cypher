@@ -69,5 +69,5 @@ RETURN si AS step, a.id AS from_id, type(r) AS rel, startNode(r) = a AS outgoing
                        ELSE coalesce(b.first_status, b.status) END AS status,
        b.turn_id AS turn_id, b.time_start.epochSeconds AS time_start_s,
        b.time_end.epochSeconds AS time_end_s, b.time_text AS time_text,
-       b.at.epochSeconds AS at_s, sim AS vector
+       b.at.epochSeconds AS at_s, b.at.offsetSeconds AS at_off, sim AS vector
 ORDER BY step, from_id, vector DESC, id, rel

@@ -44,6 +44,6 @@ RETURN n.id AS id, type, n.embedding AS embedding, n.name AS name, content, sear
        n.turn_id AS turn_id, n.source_id AS source_id,
        n.conversation_id AS conversation_id, n.idx AS idx, prev_idx,
        n.time_start.epochSeconds AS time_start_s, n.time_end.epochSeconds AS time_end_s,
-       n.time_text AS time_text, n.at.epochSeconds AS at_s,
+       n.time_text AS time_text, n.at.epochSeconds AS at_s, n.at.offsetSeconds AS at_off,
        coalesce(n.consolidated, false) AS consolidated, n.quote AS quote,
        n.confidence AS confidence, n.aliases AS aliases

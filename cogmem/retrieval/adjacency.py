@@ -45,6 +45,7 @@ _ROW_FIELDS = (
     "time_end_s",
     "time_text",
     "at_s",
+    "at_off",
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -13,7 +13,9 @@ from rapidfuzz import fuzz
 from cogmem.models import ENTITY_TYPES
 from cogmem.retrieval.candidates import Candidate
 
-_EPOCH_FIELDS = {"at_s": "at", "time_start_s": "time_start", "time_end_s": "time_end"}
+_EPOCH_FIELDS = {"time_start_s": "time_start", "time_end_s": "time_end"}
+"""Times read as epoch seconds and kept in UTC: a referenced time is a span resolved on the
+speaker's calendar, compared, not shown as a clock time."""
 
 
 _SCORES = ("bm25", "fuzzy", "vector", "score", "path")
@@ -24,8 +26,17 @@ _NODE_FIELDS = tuple(f.name for f in _FIELDS[: -len(_SCORES)])
 _NODE_DEFAULTS = tuple(f.default for f in _FIELDS[: -len(_SCORES)])
 
 
-def when(epoch_s: float | None) -> datetime | None:
-    return datetime.fromtimestamp(epoch_s, UTC) if epoch_s is not None else None
+def when(epoch_s: float | None, offset_s: int | None = None) -> datetime | None:
+    """The instant ``epoch_s`` at the UTC offset it was given with (``offset_s``, seconds
+    east of UTC, Neo4j's ``offsetSeconds``; None or 0: UTC), so that a turn said at 19:40
+    in UTC−7 shows its speaker's day, not the next day in UTC."""
+    if epoch_s is None:
+        return None
+    return datetime.fromtimestamp(epoch_s, _zone(offset_s))
+
+
+def _zone(offset_s: int | None) -> timezone:
+    return timezone(timedelta(seconds=offset_s)) if offset_s else UTC
 
 
 def candidate_fields(row: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -37,6 +48,8 @@ def candidate_fields(row: Mapping[str, Any]) -> tuple[Any, ...]:
     for key, field in _EPOCH_FIELDS.items():
         if row.get(key) is not None:
             data[field] = datetime.fromtimestamp(row[key], UTC)
+    if row.get("at_s") is not None:
+        data["at"] = when(row["at_s"], row.get("at_off"))
     if data.get("content") is None:
         data["content"] = row.get("name") or ""
     return tuple(
@@ -53,7 +66,7 @@ def turn_row(fields: Mapping[str, Any]) -> dict[str, Any]:
         "source_id": fields["source_id"],
         "speaker": fields["speaker"],
         "text": fields["content"],
-        "at": when(fields.get("at_s")),
+        "at": when(fields.get("at_s"), fields.get("at_off")),
         "idx": fields["idx"],
         "prev_idx": fields.get("prev_idx"),
         "conversation_id": fields["conversation_id"],

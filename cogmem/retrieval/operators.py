@@ -556,7 +556,7 @@ class Operators:
             "operators/superseded", ids=claim_ids, group=self.group, as_of=self.as_of
         )
         for row in rows:
-            at = when(row["at_s"])
+            at = when(row["at_s"], row.get("at_off"))
             said = f"{at.day} {at:%B %Y}" if at else "earlier"
             out.setdefault(row["id"], []).append(
                 f'"{row["quote"]}" ({row["turn_source_id"]}, {said})'

@@ -48,7 +48,7 @@ RETURN via.record_id AS record_id, via.turn_id AS turn_id, n.id AS id, via.offse
        // what a search without the group's copy in process needs of the turn and its
        // records: their fields, and their similarity to $vector (0.0 when null)
        n {.id, type: 'Turn', content: n.full_text, .speaker, .source_id, .conversation_id,
-          .idx, at_s: n.at.epochSeconds,
+          .idx, at_s: n.at.epochSeconds, at_off: n.at.offsetSeconds,
           prev_idx: [(p:Turn)-[:NEXT]->(n) | p.idx][0]} AS node,
        CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN 0.0
             ELSE vector.similarity.cosine(n.embedding, $vector) END AS sim,

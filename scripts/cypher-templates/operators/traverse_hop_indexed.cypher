@@ -36,5 +36,5 @@ RETURN si AS step, a.id AS from_id, type(r) AS rel, startNode(r) = a AS outgoing
        {{claim_status_as_of b}} AS status,
        b.turn_id AS turn_id, b.time_start.epochSeconds AS time_start_s,
        b.time_end.epochSeconds AS time_end_s, b.time_text AS time_text,
-       b.at.epochSeconds AS at_s, sim AS vector
+       b.at.epochSeconds AS at_s, b.at.offsetSeconds AS at_off, sim AS vector
 ORDER BY step, from_id, vector DESC, id, rel
