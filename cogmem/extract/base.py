@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,6 +43,9 @@ class ExtractionContext:
     """The persons named lately, the latest last (``last_person`` is the latest): when the
     latest is the one speaking, a pronoun refers to the one named before."""
     fuzzy_threshold: float = 90.0
+    addressed: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """How often each speaker called the listener by a name not theirs ("Thanks Tom!"),
+    counted by a discovery pass and settled by :meth:`settle_addressed`."""
 
     def __post_init__(self) -> None:
         self.persons.update(self.speakers)
@@ -77,6 +80,24 @@ class ExtractionContext:
                 self.learn_alias(name, known)
                 return known
         return name
+
+    def settle_addressed(self, times: int = 2) -> None:
+        """In a chat of two, a name one speaker calls the other by ``times`` or more ("Hey
+        Sarah!", "You'll crush it, Sarah!"), and that the other never calls anyone, is the
+        other's: a real name behind a display name, or a nickname that is not a shortening.
+        Once is not enough: a greeting can name someone else present."""
+        if len(self.speakers) != 2:
+            return
+        for (speaker, name), n in self.addressed.items():
+            listeners = [s for s in self.speakers if s != speaker]
+            if (
+                len(listeners) == 1
+                and n >= times
+                and not self.addressed.get((listeners[0], name))
+                and name.lower() not in self.aliases
+                and name not in self.speakers
+            ):
+                self.learn_alias(name, listeners[0])
 
     def learn_person(self, name: str | None) -> None:
         """A single capitalised name becomes known ("Max"); "my sister" does not."""

@@ -154,6 +154,35 @@ CLAUSE_OPENERS = frozenset(
 )
 
 
+SELF_NAMED = re.compile(r"\b(?i:my name is|my name's|call me)\s+(?P<name>[A-Z][a-z]+)\b")
+"""A speaker saying their own name: "my name is Tom", "call me Tom"."""
+
+
+def _could_be_name(name: str) -> bool:
+    low = name.lower()
+    return (
+        name not in NOT_NAMES
+        and low not in STOPWORDS
+        and low not in VERBISH
+        and not low.endswith(("ing", "ed", "ly"))
+    )
+
+
+ADDRESSED = re.compile(
+    r"\b(?i:hey|hi|hello|thanks|thank you|thx|congrats|congratulations|bye|night|morning|"
+    r"love you|miss you),?\s+(?P<name>[A-Z][a-z]+)\s*(?=[,.!?;:]|$)"
+    r"|,\s*(?P<tail>[A-Z][a-z]+)\s*[!?.]"
+)
+"""A name that closes a greeting or a sentence, as one calls the listener: "Hey Sarah!",
+"haha thanks Tom!", "You'll crush it, Sarah!" (not "Yeah Dev mentioned it")."""
+
+
+def _addressed(text: str) -> list[str]:
+    """Names the text calls its listener by (:data:`ADDRESSED`)."""
+    names = (m.group("name") or m.group("tail") for m in ADDRESSED.finditer(text))
+    return [name for name in names if _could_be_name(name)]
+
+
 def _nickname_of(vocative: str, addressee: str) -> bool:
     """Whether the name a speaker calls the listener by is a nickname of the listener's:
     no longer, and the same first three letters ("Mell", "Mel" or "Mels" for Melanie). In
@@ -253,10 +282,20 @@ class HeuristicExtractor:
         return Extraction(records=records)
 
     def discover(self, turn: Turn, ctx: ExtractionContext) -> None:
-        """Learn the persons (and vocative aliases) a turn names, extracting nothing else."""
+        """Learn the persons (and vocative aliases) a turn names, extracting nothing else;
+        count the names the speaker calls the listener by (:meth:`ExtractionContext.
+        settle_addressed` decides after the whole conversation), and take a speaker's own
+        "my name is X" / "call me X" as the speaker's alias."""
         speaker = ctx.canonical(turn.speaker)
         for person in self._persons(turn.full_text, speaker, ctx.addressee_of(turn), ctx):
             ctx.learn_person(person.name)
+        for name in _addressed(turn.full_text):
+            if name not in ctx.speakers:
+                ctx.addressed[(speaker, name)] += 1
+        for m in SELF_NAMED.finditer(turn.full_text):
+            name = m.group("name")
+            if _could_be_name(name) and name not in ctx.speakers:
+                ctx.learn_alias(name, speaker)
         ctx.last_speaker = speaker
 
     @staticmethod
@@ -307,13 +346,7 @@ class HeuristicExtractor:
 
         for m in VOCATIVE.finditer(text):
             name = m.group("name") or m.group("tail")
-            low = name.lower()
-            if (
-                name not in NOT_NAMES
-                and low not in STOPWORDS
-                and low not in VERBISH
-                and not low.endswith(("ing", "ed", "ly"))
-            ):
+            if _could_be_name(name):
                 if addressee and (
                     ctx.is_alias_of(name, addressee) or _nickname_of(name, addressee)
                 ):

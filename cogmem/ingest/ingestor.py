@@ -154,6 +154,7 @@ def discover_persons(conversations: Sequence[Conversation]) -> ExtractionContext
         ctx = ExtractionContext(speakers=speakers_of(conversation))
         for turn in conversation.turns:
             primer.discover(turn, ctx)
+        ctx.settle_addressed()
         found.persons |= ctx.persons
         for alias, name in ctx.aliases.items():
             found.aliases.setdefault(alias, name)

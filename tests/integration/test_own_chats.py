@@ -80,6 +80,23 @@ def test_chats_are_answered_offline(memories: dict[str, Memory]) -> None:
     assert all(mem.llm is None for mem in memories.values())
 
 
+def test_names_the_speakers_call_each_other_are_their_aliases(
+    memories: dict[str, Memory],
+) -> None:
+    """Display names that are handles (Bluejay, Orca) and a chat that calls the two Tom and
+    Sarah: each person carries the name the other calls them by, and a question that uses
+    it asks about that speaker."""
+    mem = memories["bluejay_orca.jsonl"]
+    persons = {r["name"] for r in mem.inspect.records() if r["type"] == "Person"}
+    assert {"Orca", "Bluejay"} <= persons and not {"Sarah", "Tom"} & persons
+    for question, person, said in (
+        ("What is Sarah allergic to?", "Orca", "Sarah"),
+        ("What is Tom cooking tonight?", "Bluejay", "Tom"),
+    ):
+        plan = mem.retrieve(question).plan
+        assert [(e.name, e.mention) for e in plan.entities] == [(person, said)]
+
+
 @pytest.mark.parametrize(
     ("chat", "question", "must", "must_not", "evidence"),
     CASES,
