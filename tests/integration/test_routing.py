@@ -18,8 +18,8 @@ import pytest
 
 from cogmem.api import Memory
 from cogmem.config import Settings
-from cogmem.models import Conversation, Turn
 from cogmem.store import Store
+from tests.chats import conversation
 from tests.internals import store_of
 
 pytestmark = pytest.mark.integration
@@ -40,27 +40,6 @@ def routed(neo4j_settings: Settings, store: Store, group: str) -> Iterator[Memor
     )
     with Memory(settings) as mem:
         yield mem
-
-
-def conversation(turns: list[tuple[str, str]]) -> Conversation:
-    return Conversation(
-        id="c1",
-        speakers=sorted({s for s, _ in turns}),
-        turns=[
-            Turn(
-                conversation="c1",
-                session="1",
-                session_index=1,
-                index=i,
-                source_id=f"D1:{i + 1}",
-                speaker=speaker,
-                text=text,
-                at=AT + timedelta(minutes=i),
-            )
-            for i, (speaker, text) in enumerate(turns)
-        ],
-        source_format="jsonl",
-    )
 
 
 def spy_routing(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> list[Any]:

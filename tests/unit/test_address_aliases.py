@@ -8,34 +8,17 @@ never) is the listener's. "My name is Tom" / "call me Tom" names the speaker.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from cogmem.ingest.ingestor import discover_persons
-from cogmem.models import Conversation, Turn
-
-AT = datetime(2026, 4, 14, 19, 0, tzinfo=UTC)
-
-
-def chat(*lines: tuple[str, str], speakers: list[str] | None = None) -> Conversation:
-    turns = [
-        Turn(
-            conversation="c",
-            session="1",
-            session_index=1,
-            index=i,
-            source_id=f"1:{i}",
-            speaker=speaker,
-            text=text,
-            at=AT,
-        )
-        for i, (speaker, text) in enumerate(lines)
-    ]
-    names = speakers or list(dict.fromkeys(s for s, _ in lines))
-    return Conversation(id="c", speakers=names, turns=turns)
+from cogmem.models import Conversation
+from tests.chats import conversation
 
 
-def aliases(conversation: Conversation) -> dict[str, str]:
-    return dict(discover_persons([conversation]).aliases)
+def chat(*lines: tuple[str, str]) -> Conversation:
+    return conversation(lines)
+
+
+def aliases(conv: Conversation) -> dict[str, str]:
+    return dict(discover_persons([conv]).aliases)
 
 
 def test_a_name_one_speaker_calls_the_other_twice_is_the_others() -> None:
