@@ -440,9 +440,12 @@ class Live:
     (:meth:`add`, :meth:`queue`), and what a chat loop or a server does around them:
     :meth:`flush`, :meth:`resume_pending`, :meth:`pending_groups`, :meth:`turn_records`."""
 
-    APPEND_TRIES = 8
+    APPEND_TRIES = 16
     """How often a live turn's write is planned again when another writer appended to its
-    conversation first (:class:`AppendConflict`)."""
+    conversation first (:class:`AppendConflict`). Every failed try is another writer's
+    success, so a writer gives up only while others keep appending to the same conversation
+    faster than it can plan once: 8 was seen to run out on a loaded machine with two
+    writers of 8 turns each (the other writer's whole burst)."""
 
     def __init__(
         self,

@@ -21,6 +21,7 @@ from cogmem.api import Memory
 from cogmem.config import Settings
 from cogmem.live import LiveWriteError, TurnIdConflict, TurnIdError
 from cogmem.store import Store
+from cogmem.transfer.export import NothingToExport
 from tests.live_server import serve
 
 pytestmark = pytest.mark.integration
@@ -36,7 +37,10 @@ def chain_of(settings: Settings, store: Store, group: str) -> list[dict[str, Any
     at; asserts the chain is one path over every turn (no fork, no cycle, no orphan) and
     that every record's quote is in the text of a turn it is evidenced by."""
     with Memory(settings.model_copy(update={"group": group}), store=store) as mem:
-        export = mem.export(embeddings=False)
+        try:
+            export = mem.export(embeddings=False)
+        except NothingToExport:  # every turn refused ("@1" twice): no chain at all
+            return []
     turns = {n.id: dict(n.properties) for n in export.nodes if "Turn" in n.labels}
     nxt: dict[str, str] = {}
     for rel in export.relationships:
@@ -190,12 +194,18 @@ def test_every_acknowledged_turn_is_stored_once_in_one_chain(
     id_less: Counter[str] = Counter()
     by_id: dict[str, str] = {}  # each client id's first text: the one that stays
     clashes = refused = 0  # turns sent under a taken id with another text
+    clashing: set[tuple[str, str]] = set()  # (id, text) of those, each once
     try:
         with Memory(conf, clients=shared.clients) as mem:
             for how, cid, n in plan:
                 text = f"I went hiking on trail {n} with Pixel."
-                if cid is not None and not cid.startswith("@"):
-                    clashes += by_id.setdefault(cid, text) != text
+                if (
+                    cid is not None
+                    and not cid.startswith("@")
+                    and by_id.setdefault(cid, text) != text
+                ):
+                    clashes += 1
+                    clashing.add((cid, text))
                 try:
                     if how == "add":
                         mem.add_turn("Ana", text, conversation="c", source_id=cid)
@@ -217,7 +227,10 @@ def test_every_acknowledged_turn_is_stored_once_in_one_chain(
             except LiveWriteError as exc:
                 assert isinstance(exc.__cause__, TurnIdConflict)
                 refused += exc.failures
-        assert refused == clashes
+        # every clash is refused once; a durable resend of one that is still waiting in
+        # the outbox is the same entry (refused once, at flush), while one sent after the
+        # clashing id was written is refused at once: which, depends on the writer's pace
+        assert len(clashing) <= refused <= clashes
         chain = chain_of(neo4j_settings, store, group)
         stored_by_id = {
             t["source_id"]: t["text"] for t in chain if not t["source_id"].startswith("@")
