@@ -174,7 +174,10 @@ ADDRESSED = re.compile(
     r"|,\s*(?P<tail>[A-Z][a-z]+)\s*[!?.]"
 )
 """A name that closes a greeting or a sentence, as one calls the listener: "Hey Sarah!",
-"haha thanks Tom!", "You'll crush it, Sarah!" (not "Yeah Dev mentioned it")."""
+"haha thanks Tom!", "You'll crush it, Sarah!" (not "Yeah Dev mentioned it"). Not
+:data:`VOCATIVE`, which extraction reads: that one needs its greeting at a sentence's start
+(it misses "haha thanks Tom!") and takes "Yeah Dev" before any verb, fine for naming a
+person in a turn, too loose for deciding whose name it is."""
 
 
 def _addressed(text: str) -> list[str]:

@@ -47,7 +47,7 @@ def candidate_fields(row: Mapping[str, Any]) -> tuple[Any, ...]:
     data = {k: v for k, v in row.items() if v is not None}
     for key, field in _EPOCH_FIELDS.items():
         if row.get(key) is not None:
-            data[field] = datetime.fromtimestamp(row[key], UTC)
+            data[field] = when(row[key])
     if row.get("at_s") is not None:
         data["at"] = when(row["at_s"], row.get("at_off"))
     if data.get("content") is None:
